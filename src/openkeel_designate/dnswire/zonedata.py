@@ -1,0 +1,48 @@
+"""The zone content the DNS side serves, independent of where it is stored.
+
+mdns reads zones through a ``ZoneSource`` (storage implements it against SQL; tests may use an
+in-memory one).  Records are kept as the stored strings; rendering to wire goes through the
+record-type registry (dnspython), and a record that cannot be rendered is skipped, never allowed
+to break a whole transfer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class ServedRecord:
+    """One record as served: absolute owner name, type mnemonic, TTL, stored rdata text."""
+
+    name: str
+    type: str
+    ttl: int
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneHead:
+    """What is needed to pick a zone and answer SOA: no record loading."""
+
+    id: str
+    name: str
+    pool_id: str
+    serial: int
+    ttl: int
+    type: str = "PRIMARY"
+    masters: tuple[tuple[str, int], ...] = field(default_factory=tuple)
+
+
+class ZoneSource(Protocol):
+    """Read access to served zones. Zones being deleted are not returned."""
+
+    async def find_zone(self, name: str, pool_id: str | None) -> ZoneHead | None:
+        """The zone with exactly this absolute name (in ``pool_id`` when given)."""
+
+    async def zone_records(self, zone_id: str) -> list[ServedRecord]:
+        """Every servable record of the zone, SOA and NS included, SOA first."""
+
+    async def rrset(self, zone_id: str, name: str, rtype: str) -> list[ServedRecord]:
+        """The records of one (name, type) of the zone."""
