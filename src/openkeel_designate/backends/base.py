@@ -1,0 +1,70 @@
+"""The narrow contract between the worker and a pool target (a real nameserver's control API).
+
+A backend only creates or deletes a secondary zone on its server; the server then pulls the
+content from mdns by AXFR after a NOTIFY.  Errors say whether retrying may help, so the worker
+retries transient failures and reports permanent ones at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class BackendError(Exception):
+    """A target refused or failed an operation."""
+
+
+class TransientBackendError(BackendError):
+    """Worth retrying: the server is down, slow or busy."""
+
+
+class PermanentBackendError(BackendError):
+    """Retrying will not help: bad configuration, rejected request."""
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneRef:
+    """What a backend needs to know of a zone."""
+
+    id: str
+    name: str
+    serial: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One pool target as configured in pools.yaml."""
+
+    id: str
+    type: str
+    description: str | None = None
+    masters: tuple[tuple[str, int], ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+    tsigkey_id: str | None = None
+
+    @property
+    def notify_host(self) -> str:
+        return str(self.options.get("host", "127.0.0.1"))
+
+    @property
+    def notify_port(self) -> int:
+        return int(self.options.get("port", 53))
+
+
+class Backend:
+    """Base of every backend driver; one module per target type registers a subclass."""
+
+    def __init__(self, target: Target):
+        self.target = target
+
+    async def create_zone(self, zone: ZoneRef) -> None:
+        """Make the server a secondary for the zone, pulling from ``target.masters``."""
+        raise NotImplementedError
+
+    async def update_zone(self, zone: ZoneRef) -> None:
+        """Most servers need nothing: the worker's NOTIFY makes them transfer."""
+
+    async def delete_zone(self, zone: ZoneRef, hard_delete: bool = False) -> None:
+        """Remove the zone from the server; an absent zone counts as deleted."""
+        raise NotImplementedError
