@@ -1,0 +1,172 @@
+"""Configuration: oslo.config with Designate's option names, defaults for the embedded mode.
+
+Operators keep their ``designate.conf``; options that only this project has (the built-in
+nameserver, the worker's fast polling) live in their own groups or carry a clear name.
+Each ``load()`` builds a fresh ``ConfigOpts`` so several instances (tests) can coexist.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from oslo_config import cfg
+
+DEFAULT_POOL_ID = "794ccc2c-d751-44fe-b57f-8894c9f5c842"
+RECORD_TYPES = [
+    "A", "AAAA", "CNAME", "MX", "SRV", "TXT", "SPF", "NS", "PTR", "SSHFP", "SOA", "NAPTR", "CAA",
+    "CERT", "HTTPS", "SVCB", "TLSA",
+]
+
+_DEFAULT = [
+    cfg.StrOpt("host", default=socket.gethostname(), help="Node name in heartbeats."),
+    cfg.StrOpt("state_path", default="./state", help="Directory for SQLite and nameserver data."),
+    cfg.IntOpt("default_ttl", default=3600),
+    cfg.IntOpt("default_soa_refresh_min", default=3500),
+    cfg.IntOpt("default_soa_refresh_max", default=3600),
+    cfg.IntOpt("default_soa_retry", default=600),
+    cfg.IntOpt("default_soa_expire", default=86400),
+    cfg.IntOpt("default_soa_minimum", default=3600),
+    cfg.ListOpt("supported_record_type", default=RECORD_TYPES),
+    cfg.StrOpt("quota_driver", default="storage", choices=["storage", "noop"]),
+    cfg.IntOpt("quota_zones", default=10),
+    cfg.IntOpt("quota_zone_recordsets", default=500),
+    cfg.IntOpt("quota_zone_records", default=500),
+    cfg.IntOpt("quota_recordset_records", default=20),
+    cfg.IntOpt("quota_api_export_size", default=1000),
+]
+
+_API = [
+    cfg.ListOpt("listen", default=["127.0.0.1:9001"]),
+    cfg.StrOpt("auth_strategy", default="noauth", choices=["noauth", "keystone"]),
+    cfg.BoolOpt("enable_host_header", default=True),
+    cfg.StrOpt("api_base_uri", default="http://127.0.0.1:9001/"),
+    cfg.BoolOpt("enable_api_v2", default=True),
+    cfg.BoolOpt("enable_api_admin", default=False),
+    cfg.ListOpt("enabled_extensions_admin", default=[]),
+    cfg.IntOpt("default_limit_v2", default=20),
+    cfg.IntOpt("max_limit_v2", default=1000),
+    cfg.IntOpt("default_limit_admin", default=20),
+    cfg.IntOpt("max_limit_admin", default=1000),
+    cfg.BoolOpt("maintenance_mode", default=False),
+    cfg.StrOpt("maintenance_mode_role", default="admin"),
+    cfg.BoolOpt("allow_empty_secrets_for_tsig", default=True),
+    cfg.BoolOpt("quotas_verify_project_id", default=False),
+]
+
+_CENTRAL = [
+    cfg.IntOpt("max_zone_name_len", default=255),
+    cfg.IntOpt("max_recordset_name_len", default=255),
+    cfg.StrOpt("managed_resource_email", default="hostmaster@example.com"),
+    cfg.StrOpt("managed_resource_tenant_id", default="00000000-0000-0000-0000-000000000000"),
+    cfg.IntOpt("min_ttl", default=0),
+    cfg.StrOpt("default_pool_id", default=DEFAULT_POOL_ID),
+    cfg.ListOpt("scheduler_filters", default=["default_pool"]),
+]
+
+_MDNS = [
+    cfg.ListOpt("listen", default=["127.0.0.1:5354"]),
+    cfg.FloatOpt("tcp_recv_timeout", default=0.5),
+    cfg.IntOpt("max_message_size", default=65535),
+    cfg.BoolOpt("query_enforce_tsig", default=False),
+]
+
+_NAMESERVER = [
+    cfg.ListOpt("listen", default=["127.0.0.1:5300"],
+                help="Address of the built-in authoritative nameserver (default pool target)."),
+]
+
+_WORKER = [
+    cfg.IntOpt("threshold-percentage", default=100, dest="threshold_percentage"),
+    cfg.IntOpt("poll_timeout", default=30,
+               help="Seconds a change may take to reach every nameserver before ERROR."),
+    cfg.IntOpt("poll_retry_interval", default=15,
+               help="Upper bound of the growing pause between SOA polls and retries."),
+    cfg.IntOpt("poll_max_retries", default=10),
+    cfg.IntOpt("poll_delay", default=0,
+               help="Seconds before the first SOA poll (Designate waits 5; we poll at once)."),
+    cfg.FloatOpt("dns_timeout", default=2.0, help="Timeout of one NOTIFY or SOA query."),
+    cfg.BoolOpt("all_tcp", default=False),
+    cfg.IntOpt("xfr_timeout", default=10),
+    cfg.BoolOpt("export_synchronous", default=True),
+    cfg.IntOpt("lease_seconds", default=60,
+               help="How long a claimed zone stays owned by a worker that stops renewing."),
+    cfg.IntOpt("concurrency", default=32, help="Zones pushed in parallel by one worker."),
+]
+
+_STORAGE = [
+    cfg.StrOpt("connection", default=None, secret=True),
+    cfg.IntOpt("max_pool_size", default=5),
+    cfg.IntOpt("max_overflow", default=50),
+    cfg.IntOpt("pool_timeout", default=None),
+    cfg.IntOpt("connection_recycle_time", default=3600),
+]
+
+_MIDDLEWARE = [cfg.IntOpt("max_request_body_size", default=114688)]
+
+_HEARTBEAT = [
+    cfg.FloatOpt("heartbeat_interval", default=10.0),
+    cfg.StrOpt("emitter_type", default="rpc"),
+]
+
+_PRODUCER_TASKS = {
+    "zone_purge": [cfg.IntOpt("interval", default=3600), cfg.IntOpt("time_threshold", default=604800),
+                   cfg.IntOpt("batch_size", default=100)],
+    "worker_periodic_recovery": [cfg.IntOpt("interval", default=120)],
+    "periodic_check_service_status": [cfg.IntOpt("interval", default=3600),
+                                      cfg.IntOpt("time_threshold", default=1800)],
+}
+
+GROUPS: dict[str, list[cfg.Opt]] = {
+    "DEFAULT": _DEFAULT,
+    "service:api": _API,
+    "service:central": _CENTRAL,
+    "service:mdns": _MDNS,
+    "service:nameserver": _NAMESERVER,
+    "service:worker": _WORKER,
+    "storage:sqlalchemy": _STORAGE,
+    "oslo_middleware": _MIDDLEWARE,
+    "heartbeat_emitter": _HEARTBEAT,
+    **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
+}
+
+
+def new_config() -> cfg.ConfigOpts:
+    """A config object with every option registered and no file read yet."""
+    conf = cfg.ConfigOpts()
+    for group, opts in GROUPS.items():
+        if group == "DEFAULT":
+            conf.register_opts(opts)
+        else:
+            conf.register_opts(opts, group=group)
+    return conf
+
+
+def load(config_files: list[str] | None = None) -> cfg.ConfigOpts:
+    """Read the given files (none: built-in defaults only)."""
+    conf = new_config()
+    conf([], project="openkeel-designate", default_config_files=config_files or [],
+         default_config_dirs=[], validate_default_values=True)
+    return conf
+
+
+def database_url(conf: cfg.ConfigOpts) -> str:
+    """The configured database, or an SQLite file under ``state_path``."""
+    url = conf["storage:sqlalchemy"].connection
+    if url:
+        return url
+    state = os.path.abspath(conf.state_path)
+    os.makedirs(state, exist_ok=True)
+    return f"sqlite:///{os.path.join(state, 'designate.sqlite')}"
+
+
+def parse_hostport(value: str, default_port: int) -> tuple[str, int]:
+    """``host:port`` / ``[v6]:port`` / ``host`` into a tuple."""
+    value = value.strip()
+    if value.startswith("["):
+        host, _, rest = value[1:].partition("]")
+        return host, int(rest.lstrip(":") or default_port)
+    if value.count(":") == 1:
+        host, port = value.split(":")
+        return host, int(port)
+    return value, default_port

@@ -1,0 +1,133 @@
+"""Engines and transactions on SQLite, PostgreSQL and MariaDB.
+
+Operators' URLs are accepted as they are (``mysql+pymysql://``, ``postgresql://``,
+``postgresql+psycopg2://``) and mapped to the asyncio driver of the same engine.  Every central
+operation runs in one ``transaction()``; deadlocks and serialisation failures are retried there,
+so they never surface to clients as 500s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TypeVar
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_ASYNC_DRIVERS = {
+    "sqlite": "sqlite+aiosqlite",
+    "postgresql": "postgresql+asyncpg",
+    "mysql": "mysql+aiomysql",
+    "mariadb": "mysql+aiomysql",
+}
+
+# Error codes meaning "run the transaction again": MySQL deadlock / lock wait, PostgreSQL
+# serialization failure / deadlock, SQLite busy.
+_RETRY_MARKERS = ("1213", "1205", "40001", "40P01", "database is locked", "Deadlock")
+
+
+def async_url(url: str) -> str:
+    """The asyncio-driver form of an operator's database URL."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    driver = _ASYNC_DRIVERS.get(backend)
+    if driver is None:
+        raise ValueError(f"unsupported database backend {backend!r}")
+    query = dict(parsed.query)
+    if backend in ("mysql", "mariadb"):
+        query.setdefault("charset", "utf8mb4")
+    return parsed.set(drivername=driver, query=query).render_as_string(hide_password=False)
+
+
+def sync_url(url: str) -> str:
+    """A blocking-driver URL for alembic (which runs migrations synchronously)."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    drivers = {"sqlite": "sqlite", "postgresql": "postgresql+psycopg2", "mysql": "mysql+pymysql",
+               "mariadb": "mysql+pymysql"}
+    return parsed.set(drivername=drivers[backend]).render_as_string(hide_password=False)
+
+
+class Database:
+    """One engine plus the transaction discipline of the project."""
+
+    def __init__(self, url: str, *, pool_size: int = 5, max_overflow: int = 50,
+                 pool_timeout: int | None = None, recycle: int = 3600):
+        self.url = url
+        self.backend = make_url(url).get_backend_name()
+        if self.backend == "mariadb":
+            self.backend = "mysql"
+        kwargs: dict = {}
+        if self.backend != "sqlite":
+            kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
+                      "pool_recycle": recycle, "pool_pre_ping": True}
+            if pool_timeout:
+                kwargs["pool_timeout"] = pool_timeout
+        if self.backend == "mysql":
+            kwargs["isolation_level"] = "READ COMMITTED"
+        self.engine: AsyncEngine = create_async_engine(async_url(url), **kwargs)
+        if self.backend == "sqlite":
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # SQLite has one writer at a time; queueing writers here avoids "database is locked".
+        self._write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+
+    @property
+    def supports_row_locks(self) -> bool:
+        return self.backend != "sqlite"
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads only (no lock taken on SQLite)."""
+        async with self.sessions() as session:
+            yield session
+
+    @asynccontextmanager
+    async def _write_session(self) -> AsyncIterator[AsyncSession]:
+        if self._write_lock is None:
+            async with self.sessions() as session, session.begin():
+                yield session
+            return
+        async with self._write_lock:
+            async with self.sessions() as session, session.begin():
+                yield session
+
+    async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
+                          attempts: int = 5) -> T:
+        """Run ``work`` in one transaction, retrying on deadlock or serialisation failure."""
+        for attempt in range(1, attempts + 1):
+            try:
+                async with self._write_session() as session:
+                    return await work(session)
+            except (OperationalError, DBAPIError) as exc:
+                if attempt == attempts or not _is_retryable(exc):
+                    raise
+                LOG.info("retrying transaction after %s (attempt %d)", exc.__class__.__name__, attempt)
+                await asyncio.sleep(random.uniform(0.005, 0.05) * attempt)
+        raise AssertionError("unreachable")
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()
+
+
+def _is_retryable(exc: Exception) -> bool:
+    text = str(getattr(exc, "orig", exc))
+    return any(marker in text for marker in _RETRY_MARKERS)
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()

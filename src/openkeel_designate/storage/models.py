@@ -1,0 +1,338 @@
+"""The SQL schema: one table per concept of the domain, as SQLAlchemy 2 typed models.
+
+The alembic migrations under ``migrations/`` are the schema of record; these models must match
+them (a test compares both).  Names follow Designate's tables so operators recognise them.
+
+Two columns on ``zones`` carry the work queue (DESIGN.md decision 2): ``status = PENDING`` plus
+``change_seq`` (bumped by every write) say there is work; ``lease_owner`` / ``lease_expires_at``
+say a worker holds it.  A write and its pending state commit in one transaction, so no work is
+ever lost between the API and the worker.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    BigInteger,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects import mysql
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Microsecond timestamps everywhere (MariaDB's DATETIME drops them by default, which breaks
+# Designate's created_at ordering and rendering).
+Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    """Naive UTC, as Designate stores and renders timestamps."""
+    return datetime.utcnow()
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class _Timestamps:
+    created_at: Mapped[datetime | None] = mapped_column(Timestamp, default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(Timestamp, onupdate=utcnow)
+
+
+# --- pools -------------------------------------------------------------------------------------
+class Pool(_Timestamps, Base):
+    __tablename__ = "pools"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    name: Mapped[str] = mapped_column(String(50), unique=True)
+    description: Mapped[str | None] = mapped_column(String(160))
+    tenant_id: Mapped[str | None] = mapped_column(String(36))
+    provisioner: Mapped[str | None] = mapped_column(String(160))
+
+
+class PoolAttribute(_Timestamps, Base):
+    __tablename__ = "pool_attributes"
+    __table_args__ = (UniqueConstraint("pool_id", "key", name="uq_pool_attributes_pool_key"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    value: Mapped[str] = mapped_column(String(255))
+
+
+class PoolNsRecord(_Timestamps, Base):
+    __tablename__ = "pool_ns_records"
+    __table_args__ = (UniqueConstraint("pool_id", "hostname", name="uq_pool_ns_records_host"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"))
+    priority: Mapped[int] = mapped_column(Integer)
+    hostname: Mapped[str] = mapped_column(String(255))
+
+
+class PoolNameserver(_Timestamps, Base):
+    __tablename__ = "pool_nameservers"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"))
+    host: Mapped[str] = mapped_column(String(255))
+    port: Mapped[int] = mapped_column(Integer)
+
+
+class PoolTarget(_Timestamps, Base):
+    __tablename__ = "pool_targets"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"))
+    type: Mapped[str] = mapped_column(String(50))
+    description: Mapped[str | None] = mapped_column(String(160))
+    tsigkey_id: Mapped[str | None] = mapped_column(String(36))
+
+
+class PoolTargetOption(_Timestamps, Base):
+    __tablename__ = "pool_target_options"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_target_id: Mapped[str] = mapped_column(ForeignKey("pool_targets.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    value: Mapped[str] = mapped_column(Text)
+
+
+class PoolTargetMaster(_Timestamps, Base):
+    __tablename__ = "pool_target_masters"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_target_id: Mapped[str] = mapped_column(ForeignKey("pool_targets.id", ondelete="CASCADE"))
+    host: Mapped[str] = mapped_column(String(255))
+    port: Mapped[int] = mapped_column(Integer)
+
+
+class PoolAlsoNotify(_Timestamps, Base):
+    __tablename__ = "pool_also_notifies"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"))
+    host: Mapped[str] = mapped_column(String(255))
+    port: Mapped[int] = mapped_column(Integer)
+
+
+# --- zones -------------------------------------------------------------------------------------
+class Zone(_Timestamps, Base):
+    __tablename__ = "zones"
+    __table_args__ = (
+        UniqueConstraint("name", "pool_id", "deleted", name="uq_zones_name_pool_deleted"),
+        Index("ix_zones_tenant_deleted_created", "tenant_id", "deleted", "created_at"),
+        Index("ix_zones_status_lease", "status", "lease_expires_at"),
+        Index("ix_zones_name_deleted", "name", "deleted"),
+        Index("ix_zones_parent", "parent_zone_id"),
+    )
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    deleted: Mapped[str] = mapped_column(String(32), default="0")
+    deleted_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    shard: Mapped[int] = mapped_column(Integer)
+    tenant_id: Mapped[str | None] = mapped_column(String(36))
+    name: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str] = mapped_column(String(255))
+    ttl: Mapped[int] = mapped_column(Integer)
+    refresh: Mapped[int] = mapped_column(Integer)
+    retry: Mapped[int] = mapped_column(Integer)
+    expire: Mapped[int] = mapped_column(Integer)
+    minimum: Mapped[int] = mapped_column(Integer)
+    parent_zone_id: Mapped[str | None] = mapped_column(String(36))
+    serial: Mapped[int] = mapped_column(BigInteger)
+    description: Mapped[str | None] = mapped_column(String(160))
+    status: Mapped[str] = mapped_column(String(16), default="PENDING")
+    action: Mapped[str] = mapped_column(String(16), default="CREATE")
+    pool_id: Mapped[str] = mapped_column(String(36))
+    reverse_name: Mapped[str] = mapped_column(String(255))
+    type: Mapped[str] = mapped_column(String(16), default="PRIMARY")
+    transferred_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    delayed_notify: Mapped[bool] = mapped_column(Boolean, default=False)
+    increment_serial: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Work queue (ours): every write bumps change_seq; a worker holding a lease owns the push.
+    change_seq: Mapped[int] = mapped_column(Integer, default=1)
+    hard_delete: Mapped[bool] = mapped_column(Boolean, default=False)
+    lease_owner: Mapped[str | None] = mapped_column(String(64))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    error_reason: Mapped[str | None] = mapped_column(Text)
+
+
+class ZoneAttribute(_Timestamps, Base):
+    __tablename__ = "zone_attributes"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(255))
+    value: Mapped[str] = mapped_column(String(255))
+
+
+class ZoneMaster(_Timestamps, Base):
+    __tablename__ = "zone_masters"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"), index=True)
+    host: Mapped[str] = mapped_column(String(255))
+    port: Mapped[int] = mapped_column(Integer)
+
+
+class SharedZone(_Timestamps, Base):
+    __tablename__ = "shared_zones"
+    __table_args__ = (UniqueConstraint("zone_id", "target_project_id", name="uq_shared_zone"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"), index=True)
+    project_id: Mapped[str] = mapped_column(String(36))
+    target_project_id: Mapped[str] = mapped_column(String(36), index=True)
+
+
+class RecordSet(_Timestamps, Base):
+    __tablename__ = "recordsets"
+    __table_args__ = (
+        UniqueConstraint("zone_id", "name", "type", name="uq_recordsets_zone_name_type"),
+        Index("ix_recordsets_zone_created", "zone_id", "created_at"),
+        Index("ix_recordsets_name_type", "name", "type"),
+    )
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    zone_shard: Mapped[int] = mapped_column(Integer)
+    tenant_id: Mapped[str | None] = mapped_column(String(36))
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(255))
+    type: Mapped[str] = mapped_column(String(16))
+    ttl: Mapped[int | None] = mapped_column(Integer)
+    description: Mapped[str | None] = mapped_column(String(160))
+    reverse_name: Mapped[str] = mapped_column(String(255))
+
+
+class Record(_Timestamps, Base):
+    __tablename__ = "records"
+    __table_args__ = (
+        Index("ix_records_recordset", "recordset_id"),
+        Index("ix_records_zone_status", "zone_id", "status"),
+        Index("ix_records_managed_resource", "managed_resource_id"),
+    )
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    zone_shard: Mapped[int] = mapped_column(Integer)
+    tenant_id: Mapped[str | None] = mapped_column(String(36))
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"))
+    recordset_id: Mapped[str] = mapped_column(ForeignKey("recordsets.id", ondelete="CASCADE"))
+    data: Mapped[str] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(String(160))
+    hash: Mapped[str] = mapped_column(String(32), unique=True)
+    managed: Mapped[bool] = mapped_column(Boolean, default=False)
+    managed_extra: Mapped[str | None] = mapped_column(String(100))
+    managed_plugin_type: Mapped[str | None] = mapped_column(String(50))
+    managed_plugin_name: Mapped[str | None] = mapped_column(String(50))
+    managed_resource_type: Mapped[str | None] = mapped_column(String(50))
+    managed_resource_region: Mapped[str | None] = mapped_column(String(100))
+    managed_resource_id: Mapped[str | None] = mapped_column(String(36))
+    managed_tenant_id: Mapped[str | None] = mapped_column(String(36))
+    status: Mapped[str] = mapped_column(String(16), default="PENDING")
+    action: Mapped[str] = mapped_column(String(16), default="CREATE")
+    # The zone serial that first serves this version of the record (None until a worker
+    # assigns the next serial); records with serial <= the confirmed serial become ACTIVE.
+    serial: Mapped[int | None] = mapped_column(BigInteger)
+
+
+# --- administrative resources ------------------------------------------------------------------
+class Quota(_Timestamps, Base):
+    __tablename__ = "quotas"
+    __table_args__ = (UniqueConstraint("tenant_id", "resource", name="uq_quotas_tenant_resource"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    tenant_id: Mapped[str] = mapped_column(String(36))
+    resource: Mapped[str] = mapped_column(String(32))
+    hard_limit: Mapped[int] = mapped_column(Integer)
+
+
+class Tld(_Timestamps, Base):
+    __tablename__ = "tlds"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    description: Mapped[str | None] = mapped_column(String(160))
+
+
+class Blacklist(_Timestamps, Base):
+    __tablename__ = "blacklists"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    pattern: Mapped[str] = mapped_column(String(255), unique=True)
+    description: Mapped[str | None] = mapped_column(String(160))
+
+
+class TsigKey(_Timestamps, Base):
+    __tablename__ = "tsigkeys"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    algorithm: Mapped[str] = mapped_column(String(32))
+    secret: Mapped[str] = mapped_column(String(255))
+    scope: Mapped[str] = mapped_column(String(16))
+    resource_id: Mapped[str] = mapped_column(String(36))
+
+
+class ZoneTask(_Timestamps, Base):
+    """Imports and exports (Designate's ``zone_tasks``)."""
+
+    __tablename__ = "zone_tasks"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    tenant_id: Mapped[str | None] = mapped_column(String(36), index=True)
+    zone_id: Mapped[str | None] = mapped_column(String(36))
+    task_type: Mapped[str] = mapped_column(String(16))
+    message: Mapped[str | None] = mapped_column(String(160))
+    status: Mapped[str] = mapped_column(String(16), default="PENDING")
+    location: Mapped[str | None] = mapped_column(String(160))
+    payload: Mapped[str | None] = mapped_column(Text)
+
+
+class ZoneTransferRequest(_Timestamps, Base):
+    __tablename__ = "zone_transfer_requests"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(255))
+    description: Mapped[str | None] = mapped_column(String(160))
+    tenant_id: Mapped[str] = mapped_column(String(36))
+    target_tenant_id: Mapped[str | None] = mapped_column(String(36))
+    status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
+
+
+class ZoneTransferAccept(_Timestamps, Base):
+    __tablename__ = "zone_transfer_accepts"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    zone_transfer_request_id: Mapped[str] = mapped_column(
+        ForeignKey("zone_transfer_requests.id", ondelete="CASCADE")
+    )
+    zone_id: Mapped[str] = mapped_column(String(36))
+    tenant_id: Mapped[str] = mapped_column(String(36))
+    key: Mapped[str] = mapped_column(String(255))
+    status: Mapped[str] = mapped_column(String(16), default="ACTIVE")
+
+
+class ServiceStatus(_Timestamps, Base):
+    __tablename__ = "service_statuses"
+    __table_args__ = (UniqueConstraint("service_name", "hostname", name="uq_service_status"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    service_name: Mapped[str] = mapped_column(String(255))
+    hostname: Mapped[str] = mapped_column(String(255))
+    heartbeated_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    status: Mapped[str] = mapped_column(String(16))
+    stats: Mapped[str | None] = mapped_column(Text)
+    capabilities: Mapped[str | None] = mapped_column(Text)
+
+
+class Lease(Base):
+    """A named, expiring lock: one periodic job runs once per interval across the cluster."""
+
+    __tablename__ = "leases"
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[datetime | None] = mapped_column(Timestamp)
