@@ -25,6 +25,23 @@ def is_domain(value: str, max_len: int = 255) -> bool:
     return isinstance(value, str) and len(value) <= max_len and bool(DOMAIN_RE.match(value))
 
 
+def split_exact(value: str, count: int, sep: str = " ") -> list[str] | None:
+    """``value`` split on every ``sep`` when that yields exactly ``count`` parts, else None.
+
+    Designate unpacks ``value.split(' ')`` into a fixed number of fields, so a doubled or
+    trailing space makes an extra (empty) field and the record is rejected.
+    """
+    parts = value.split(sep)
+    return parts if len(parts) == count else None
+
+
+def strip_wrapping_quotes(value: str) -> str:
+    """``value`` without one pair of surrounding double quotes (a lone ``"`` becomes empty)."""
+    if value.startswith('"') and value.endswith('"'):
+        return value[1:-1]
+    return value
+
+
 def canonical_int(value: str, low: int, high: int) -> bool:
     """An integer written canonically (no sign, no leading zero, no spaces) within bounds."""
     try:
@@ -63,5 +80,9 @@ class RecordType:
     def render(self, data: str) -> dns.rdata.Rdata:
         """The rdata served on the DNS side for a stored record string (dnspython parses it)."""
         return dns.rdata.from_text(
-            dns.rdataclass.IN, dns.rdatatype.from_text(self.name), data, relativize=False
+            dns.rdataclass.IN, self.rdatatype(), data, relativize=False
         )
+
+    def rdatatype(self) -> dns.rdatatype.RdataType:
+        """This type's dnspython code (for types that build their rdata by hand)."""
+        return dns.rdatatype.from_text(self.name)
