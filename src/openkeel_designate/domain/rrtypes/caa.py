@@ -47,9 +47,9 @@ def _iodef_ok(value: str) -> bool:
 
 
 def _split(data: str) -> tuple[str, str, str] | None:
-    flags, _, rest = data.partition(" ")
-    tag, space, value = rest.partition(" ")
-    if not _ or not space:
+    flags, first_space, rest = data.partition(" ")
+    tag, second_space, value = rest.partition(" ")
+    if not first_space or not second_space:
         return None
     return flags, tag, value
 
