@@ -88,8 +88,8 @@ async def send_notify(
     Returns the rcode of the answer; raises ``DnsTimeout`` when none arrives.
     """
     message = dns.message.make_query(_name(zone_name), dns.rdatatype.SOA, dns.rdataclass.IN)
+    message.flags = dns.flags.AA  # before set_opcode: the opcode lives in the flags word
     message.set_opcode(dns.opcode.NOTIFY)
-    message.flags = dns.flags.AA
     if keyring is not None:
         message.use_tsig(keyring, keyname=keyname)
     response = await _exchange(message, host, port, timeout, tcp)
@@ -140,13 +140,14 @@ async def axfr(
     timeout: float = 10.0,
     lifetime: float | None = None,
 ) -> dns.zone.Zone:
-    """Transfer the whole zone from ``host:port`` over TCP into a fresh ``dns.zone.Zone``.
+    """Transfer the whole zone from ``host:port`` over TCP into a fresh ``dns.zone.Zone``
+    (absolute owner names: ``relativize=False``).
 
     ``timeout`` bounds the wait for each message, ``lifetime`` (default 10 × timeout) the whole
     transfer.  A refusal, a bad stream or a timeout raises (``DnsTimeout`` /
     ``DnsTransferError``), so the caller keeps serving what it had.
     """
-    zone = dns.zone.Zone(_name(zone_name))
+    zone = dns.zone.Zone(_name(zone_name), relativize=False)
     query, _ = dns.xfr.make_query(zone, serial=None)
     try:
         await dns.asyncquery.inbound_xfr(
