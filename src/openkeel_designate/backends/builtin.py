@@ -1,0 +1,52 @@
+"""Backend for target type ``builtin``: the embedded nameserver, driven only by NOTIFY.
+
+The built-in nameserver is a plain secondary that decides everything from the master's SOA, so
+create, update and delete are all the same operation: tell it to look (a delete makes it find the
+zone refused by mdns and drop it).  Creating twice is therefore harmless and costs one packet.
+"""
+
+from __future__ import annotations
+
+import dns.rcode
+
+from openkeel_designate.backends.base import (
+    Backend,
+    PermanentBackendError,
+    TransientBackendError,
+    ZoneRef,
+)
+from openkeel_designate.dnswire.client import send_notify
+
+NOTIFY_TIMEOUT = 10.0
+
+
+class BuiltinBackend(Backend):
+    """NOTIFY ``target.notify_host:notify_port`` (target options ``host`` / ``port``)."""
+
+    async def create_zone(self, zone: ZoneRef) -> None:
+        await self._notify(zone)
+
+    async def update_zone(self, zone: ZoneRef) -> None:
+        await self._notify(zone)
+
+    async def delete_zone(self, zone: ZoneRef, hard_delete: bool = False) -> None:
+        await self._notify(zone)
+
+    async def _notify(self, zone: ZoneRef) -> None:
+        host, port = self.target.notify_host, self.target.notify_port
+        timeout = float(self.target.options.get("timeout", NOTIFY_TIMEOUT))
+        try:
+            rcode = await send_notify(zone.name, host, port, timeout=timeout)
+        except OSError as exc:
+            raise TransientBackendError(f"NOTIFY {zone.name} to {host}:{port}: {exc}") from exc
+        if rcode == dns.rcode.REFUSED:
+            raise PermanentBackendError(
+                f"NOTIFY {zone.name} refused by {host}:{port}: this server is not its secondary"
+            )
+        if rcode != dns.rcode.NOERROR:
+            raise TransientBackendError(
+                f"NOTIFY {zone.name} to {host}:{port} answered {dns.rcode.to_text(rcode)}"
+            )
+
+
+BACKEND = BuiltinBackend

@@ -1,0 +1,131 @@
+"""The zones the built-in nameserver serves: in memory for answering, on disk to survive restarts.
+
+A zone is replaced as a whole (a finished transfer swaps the object), so a query never sees half a
+transfer.  Each zone is also written to ``<data_dir>/<zone name>zone`` (e.g. ``example.org.zone``)
+through a temporary file and an atomic rename.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import dns.name
+import dns.rdataclass
+import dns.rdatatype
+import dns.rdtypes.ANY.SOA
+import dns.zone
+
+log = logging.getLogger(__name__)
+
+_SAFE_FILE_NAME = re.compile(r"[a-z0-9_-][a-z0-9_.-]*\.")
+
+
+@dataclass(frozen=True, slots=True)
+class ServedZone:
+    """A zone plus every name that exists in it, empty non-terminals included (for NODATA vs
+    NXDOMAIN and wildcard closest-encloser decisions)."""
+
+    zone: dns.zone.Zone
+    names: frozenset[dns.name.Name]
+
+    @classmethod
+    def of(cls, zone: dns.zone.Zone) -> ServedZone:
+        origin = zone.origin
+        names: set[dns.name.Name] = set()
+        for name in zone.nodes:
+            while name not in names and name.is_subdomain(origin):
+                names.add(name)
+                if name == origin:
+                    break
+                name = name.parent()
+        return cls(zone, frozenset(names))
+
+    @property
+    def origin(self) -> dns.name.Name:
+        return self.zone.origin
+
+    @property
+    def soa(self) -> dns.rdtypes.ANY.SOA.SOA:
+        return self.zone.get_rdataset(self.origin, dns.rdatatype.SOA)[0]
+
+    @property
+    def serial(self) -> int:
+        return self.soa.serial
+
+
+class ZoneStore:
+    """Name → served zone, with optional persistence under ``data_dir``."""
+
+    def __init__(self, data_dir: str | None):
+        self.data_dir = Path(data_dir) if data_dir else None
+        self._zones: dict[dns.name.Name, ServedZone] = {}
+
+    def __contains__(self, name: dns.name.Name) -> bool:
+        return name in self._zones
+
+    def names(self) -> list[dns.name.Name]:
+        return list(self._zones)
+
+    def get(self, name: dns.name.Name) -> ServedZone | None:
+        return self._zones.get(name)
+
+    def find(self, qname: dns.name.Name) -> ServedZone | None:
+        """The zone that is the closest enclosing zone of ``qname``."""
+        name = qname
+        while True:
+            served = self._zones.get(name)
+            if served is not None or name == dns.name.root:
+                return served
+            name = name.parent()
+
+    async def put(self, zone: dns.zone.Zone) -> ServedZone:
+        """Serve ``zone`` from now on (atomic swap), then persist it."""
+        served = ServedZone.of(zone)
+        self._zones[zone.origin] = served
+        if self.data_dir is not None:
+            await asyncio.to_thread(self._write, zone)
+        return served
+
+    async def drop(self, name: dns.name.Name) -> bool:
+        """Stop serving ``name`` and forget it on disk; whether it was served."""
+        existed = self._zones.pop(name, None) is not None
+        if self.data_dir is not None:
+            with contextlib.suppress(FileNotFoundError):
+                await asyncio.to_thread(os.unlink, self._path(name))
+        return existed
+
+    def load(self) -> list[dns.name.Name]:
+        """Read every persisted zone (at start); unreadable files are logged and skipped."""
+        if self.data_dir is None or not self.data_dir.is_dir():
+            return []
+        loaded = []
+        for path in sorted(self.data_dir.glob("*zone")):
+            try:
+                zone = dns.zone.from_file(str(path), origin=None, relativize=False)
+            except Exception as exc:
+                log.warning("cannot load persisted zone %s: %s", path, exc)
+                continue
+            self._zones[zone.origin] = ServedZone.of(zone)
+            loaded.append(zone.origin)
+        return loaded
+
+    def _path(self, name: dns.name.Name) -> Path:
+        assert self.data_dir is not None
+        text = name.to_text().lower()
+        if not _SAFE_FILE_NAME.fullmatch(text):
+            text = "_" + name.to_wire().hex() + "."
+        return self.data_dir / f"{text}zone"
+
+    def _write(self, zone: dns.zone.Zone) -> None:
+        assert self.data_dir is not None
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self._path(zone.origin)
+        temporary = path.with_name(path.name + ".tmp")
+        zone.to_file(str(temporary), sorted=True, relativize=False, want_origin=True)
+        os.replace(temporary, path)
