@@ -1,0 +1,128 @@
+"""The outbound DNS client against mdns and against a scripted fake server on loopback."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+import dns.flags
+import dns.message
+import dns.opcode
+import dns.rcode
+import dns.rdatatype
+import dns.rrset
+import pytest
+
+from openkeel_designate.dnswire import client
+from openkeel_designate.dnswire.client import DnsTimeout, DnsTransferError, SoaStatus
+from openkeel_designate.mdns.transport import DnsListener
+
+ZONE = "example.org."
+SOA = f"ns1.{ZONE} hostmaster.{ZONE} 77 3600 600 86400 60"
+
+Script = Callable[[dns.message.Message], dns.message.Message]
+
+
+@pytest.fixture
+async def fake():
+    """A server answering with whatever ``fake.script`` builds from the query."""
+    listener: DnsListener
+
+    async def handler(wire: bytes, peer, tcp: bool) -> list[bytes]:
+        return [listener.script(dns.message.from_wire(wire)).to_wire()]
+
+    listener = DnsListener([("127.0.0.1", 0)], handler)
+    await listener.start()
+    yield listener
+    await listener.stop()
+
+
+def answer(flags: int, rcode: int = dns.rcode.NOERROR, with_soa: bool = True) -> Script:
+    def build(query: dns.message.Message) -> dns.message.Message:
+        response = dns.message.make_response(query)
+        response.flags = dns.flags.QR | flags
+        response.set_rcode(rcode)
+        if with_soa:
+            response.answer.append(dns.rrset.from_text(ZONE, 300, "IN", "SOA", SOA))
+        return response
+    return build
+
+
+@pytest.fixture
+def silent_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(("flags", "rcode", "with_soa", "status", "serial"), [
+    (dns.flags.AA, dns.rcode.NOERROR, True, SoaStatus.SUCCESS, 77),
+    (dns.flags.AA, dns.rcode.NOERROR, False, SoaStatus.NO_ZONE, 0),
+    (dns.flags.AA, dns.rcode.NXDOMAIN, False, SoaStatus.NO_ZONE, 0),
+    (0, dns.rcode.REFUSED, False, SoaStatus.NO_ZONE, 0),
+    (0, dns.rcode.SERVFAIL, False, SoaStatus.NO_ZONE, 0),
+    (0, dns.rcode.NOTAUTH, False, SoaStatus.NO_ZONE, 0),
+    (dns.flags.RA, dns.rcode.NOERROR, True, SoaStatus.NO_ZONE, 0),  # recursive answer
+    (0, dns.rcode.NOERROR, True, SoaStatus.ERROR, 0),  # neither authoritative nor recursive
+    (dns.flags.AA, dns.rcode.FORMERR, False, SoaStatus.ERROR, 0),
+])
+async def test_query_soa_classifies_answers(fake, flags, rcode, with_soa, status, serial) -> None:
+    fake.script = answer(flags, rcode, with_soa)
+    for tcp in (False, True):
+        result = await client.query_soa(ZONE, *fake.bound[0], timeout=2, tcp=tcp)
+        assert (result.status, result.serial) == (status, serial)
+
+
+async def test_query_soa_timeout_is_error(silent_port) -> None:
+    result = await client.query_soa(ZONE, "127.0.0.1", silent_port, timeout=0.2)
+    assert result.status is SoaStatus.ERROR
+
+
+async def test_query_soa_against_mdns(mdns, source) -> None:
+    source.put(ZONE, 1234)
+    assert await client.query_soa(ZONE, *mdns.bound[0], timeout=2) == client.SoaResult(
+        SoaStatus.SUCCESS, 1234, dns.rcode.NOERROR)
+    missing = await client.query_soa("missing.org.", *mdns.bound[0], timeout=2)
+    assert missing.status is SoaStatus.NO_ZONE
+
+
+async def test_send_notify_returns_rcode_and_sends_a_notify(fake) -> None:
+    seen = []
+
+    def script(query: dns.message.Message) -> dns.message.Message:
+        seen.append(query)
+        response = dns.message.make_response(query)
+        response.set_rcode(dns.rcode.NOTAUTH)
+        return response
+
+    fake.script = script
+    assert await client.send_notify(ZONE, *fake.bound[0], timeout=2) == dns.rcode.NOTAUTH
+    assert await client.send_notify(ZONE, *fake.bound[0], timeout=2, tcp=True) == dns.rcode.NOTAUTH
+    assert all(q.opcode() == dns.opcode.NOTIFY and q.flags & dns.flags.AA for q in seen)
+    assert seen[0].question[0].rdtype == dns.rdatatype.SOA
+
+
+async def test_send_notify_timeout_raises(silent_port) -> None:
+    with pytest.raises(DnsTimeout):
+        await client.send_notify(ZONE, "127.0.0.1", silent_port, timeout=0.2)
+    assert issubclass(DnsTimeout, OSError)
+
+
+async def test_axfr_returns_the_zone(mdns, source, a_records) -> None:
+    source.put(ZONE, 5, a_records(ZONE, 100))
+    zone = await client.axfr(ZONE, *mdns.bound[0], timeout=2)
+    assert zone.origin.to_text() == ZONE
+    assert len(zone.nodes) == 101
+
+
+async def test_axfr_refused_raises(mdns) -> None:
+    with pytest.raises(DnsTransferError):
+        await client.axfr("missing.org.", *mdns.bound[0], timeout=2)
+
+
+async def test_axfr_connection_refused_raises_oserror() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(OSError):
+        await client.axfr(ZONE, "127.0.0.1", port, timeout=1)
