@@ -1,0 +1,186 @@
+"""The two systems measured: our server (started here) and the real Designate 23.0.0 (/work/shared/ref).
+
+Both are reduced to a ``Target``: an API URL, the DNS server whose answer counts as "answered"
+(our built-in nameserver; the reference's PowerDNS secondary), the process groups whose memory
+and CPU are the service's, and polling parameters. Polling differs per target on purpose: the
+reference API saturates two cores at ~170 req/s, so polling it every 10 ms would slow the very
+thing being timed; it is polled every 100 ms like its own baseline bench.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+from support.server import ServerProcess  # noqa: E402  (needs the sys.path line above)
+
+BENCH_QUOTAS = {"quota_zones": 100000, "quota_zone_recordsets": 100000, "quota_zone_records": 100000,
+                "quota_recordset_records": 100, "quota_api_export_size": 100000}
+
+
+@dataclass
+class Target:
+    """What the measurements need to know about one running system."""
+
+    label: str
+    api_url: str
+    dns_port: int
+    dns_label: str
+    pgids: Callable[[], list[int]]
+    api_poll_s: float
+    dns_poll_s: float
+    pause_s: tuple[float, float]
+    notes: list[str] = field(default_factory=list)
+
+
+def http_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as resp:
+            resp.read()
+        return True
+    except urllib.error.HTTPError:
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+class Ours:
+    """Our server on the embedded default (SQLite unless asked otherwise, built-in nameserver)."""
+
+    def __init__(self, database: str = "sqlite"):
+        self.server = ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, database=database,
+                                    project="bench", wait_dns=True, start_timeout=120)
+        self.database = database
+
+    def start(self) -> Target:
+        self.server.start()
+        pid = self.server.pid
+        assert pid is not None
+        return Target(label="ours", api_url=self.server.api_url, dns_port=self.server.ns_port,
+                      dns_label="built-in nameserver", pgids=lambda: [pid], api_poll_s=0.01,
+                      dns_poll_s=0.005, pause_s=(0.0, 0.05),
+                      notes=[f"openkeel-designate serve, {self.database}, one process"])
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+class RefUnavailable(RuntimeError):
+    """The reference stack could not be set up or started; the message says why."""
+
+
+class Ref:
+    """The real Designate 23.0.0 through /work/shared/ref's scripts, on moved ports.
+
+    Only what this object started is stopped: the Designate services (by their pid files,
+    through stop.sh) and PowerDNS if it was not running before. MariaDB and RabbitMQ are
+    shared with the rest of the machine and left alone.
+    """
+
+    def __init__(self, scripts: Path, ref_dir: Path, ports: dict[str, int], setup_timeout: float = 1800):
+        self.scripts = scripts
+        self.ref_dir = ref_dir
+        self.ports = ports
+        self.setup_timeout = setup_timeout
+        self.api_url = f"http://127.0.0.1:{ports['API_PORT']}"
+        self.started = False
+        self.pdns_pid_before: int | None = None
+        self.log = ref_dir.parent / f"{ref_dir.name}-bench.log"
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["REF_DIR"] = str(self.ref_dir)
+        env.update({k: str(v) for k, v in self.ports.items()})
+        return env
+
+    def _run(self, script: str, *args: str, timeout: float) -> None:
+        with open(self.log, "ab") as log:
+            log.write(f"\n=== {script} {' '.join(args)} {time.strftime('%H:%M:%S')}\n".encode())
+            log.flush()
+            try:
+                done = subprocess.run(["bash", str(self.scripts / script), *args], env=self._env(),
+                                      stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      timeout=timeout, check=False)
+            except subprocess.TimeoutExpired as exc:
+                raise RefUnavailable(f"{script} timed out after {timeout:.0f}s (log {self.log})") from exc
+        if done.returncode != 0:
+            tail = "\n".join(self.log.read_text(errors="replace").splitlines()[-8:])
+            raise RefUnavailable(f"{script} exited {done.returncode} (log {self.log}):\n{tail}")
+
+    def _pid_file(self, name: str) -> int | None:
+        try:
+            pid = int((self.ref_dir / "run" / f"{name}.pid").read_text().strip())
+            os.kill(pid, 0)
+            return pid
+        except (OSError, ValueError):
+            return None
+
+    def _is_set_up(self) -> bool:
+        return ((self.ref_dir / "etc" / "designate.conf").exists()
+                and (self.ref_dir / "venv" / "bin" / "designate-central").exists())
+
+    def start(self) -> Target:
+        if not self.scripts.is_dir():
+            raise RefUnavailable(f"{self.scripts} not found")
+        if not self._is_set_up():
+            self._run("setup.sh", timeout=self.setup_timeout)
+        self.pdns_pid_before = self._pid_file("pdns")
+        notes = []
+        if http_answers(self.api_url + "/"):
+            notes.append("reference stack was already running: idle RSS is not 'fresh after start'")
+        else:
+            self.started = True
+            self._run("start.sh", timeout=300)
+        if not http_answers(self.api_url + "/"):
+            raise RefUnavailable(f"reference API {self.api_url} does not answer after start.sh")
+        notes.append("designate 23.0.0: api (gunicorn 2w x 4 threads), central, worker, producer, mdns; "
+                     "MariaDB + RabbitMQ; PowerDNS 4 secondary")
+        return Target(label="ref", api_url=self.api_url, dns_port=self.ports["PDNS_PORT"],
+                      dns_label="PowerDNS secondary", pgids=self._designate_pgids, api_poll_s=0.1,
+                      dns_poll_s=0.005, pause_s=(0.5, 5.5), notes=notes)
+
+    def _designate_pgids(self) -> list[int]:
+        """start.sh runs each service under setsid: its pid file holds the process group id."""
+        names = ("central", "worker", "producer", "mdns", "api")
+        return [pid for pid in (self._pid_file(f"designate-{n}") for n in names) if pid]
+
+    def stop(self) -> None:
+        if not self.started:
+            return
+        self.started = False
+        try:
+            self._run("stop.sh", timeout=120)
+        finally:
+            pdns = self._pid_file("pdns")
+            if pdns and self.pdns_pid_before is None:
+                _terminate(pdns)
+
+
+def _terminate(pid: int, timeout: float = 10.0) -> None:
+    """SIGTERM one process we started, SIGKILL if it lingers (bounded)."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
