@@ -13,7 +13,10 @@ _HALF = 1 << (SERIAL_BITS - 1)
 
 
 def serial_gt(a: int, b: int) -> bool:
-    """Whether serial ``a`` is newer than ``b`` (RFC 1982 §3.2; undefined pairs count as not newer)."""
+    """Whether serial ``a`` is newer than ``b`` (RFC 1982 §3.2).
+
+    The undefined pair (exactly 2^31 apart) counts as not newer, so nothing transfers on it.
+    """
     a %= _MODULUS
     b %= _MODULUS
     return (a < b and b - a > _HALF) or (a > b and a - b < _HALF)

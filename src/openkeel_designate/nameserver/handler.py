@@ -8,11 +8,9 @@ Malformed packets are dropped without an answer, as mdns does.
 from __future__ import annotations
 
 import ipaddress
-import logging
 
 import dns.flags
 import dns.message
-import dns.name
 import dns.opcode
 import dns.rcode
 import dns.rdataclass
@@ -23,8 +21,6 @@ from openkeel_designate.mdns.packing import RecordTooBig, pack, rrset_wires
 from openkeel_designate.nameserver.answer import answer
 from openkeel_designate.nameserver.refresh import Master, Refresher
 from openkeel_designate.nameserver.zones import ServedZone, ZoneStore
-
-log = logging.getLogger(__name__)
 
 UDP_DEFAULT_SIZE = 512
 MAX_MESSAGE_SIZE = 65535

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dns.name
-import dns.rdataclass
 import dns.rdatatype
 import dns.rdtypes.ANY.SOA
 import dns.zone

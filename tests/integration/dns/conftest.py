@@ -60,8 +60,10 @@ class MemorySource:
 
 
 def _a_records(zone: str, count: int, prefix: str = "host") -> list[ServedRecord]:
-    return [ServedRecord(f"{prefix}{i}.{zone}", "A", 300, f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}")
-            for i in range(count)]
+    def address(i: int) -> str:
+        return f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
+
+    return [ServedRecord(f"{prefix}{i}.{zone}", "A", 300, address(i)) for i in range(count)]
 
 
 async def _ask(host: str, port: int, name: str, rdtype: str, *, tcp: bool = False,

@@ -1,4 +1,4 @@
-"""The built-in nameserver as a real secondary of mdns: NOTIFY, transfers, deletes, answers, restart."""
+"""The built-in nameserver as a real secondary of mdns: NOTIFY, transfers, deletes, restart."""
 
 from __future__ import annotations
 
