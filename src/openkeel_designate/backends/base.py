@@ -55,6 +55,9 @@ class Target:
 class Backend:
     """Base of every backend driver; one module per target type registers a subclass."""
 
+    # True when create/update already NOTIFY the server, so the worker need not send another.
+    sends_notify: bool = False
+
     def __init__(self, target: Target):
         self.target = target
 

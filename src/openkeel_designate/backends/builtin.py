@@ -23,6 +23,8 @@ NOTIFY_TIMEOUT = 10.0
 class BuiltinBackend(Backend):
     """NOTIFY ``target.notify_host:notify_port`` (target options ``host`` / ``port``)."""
 
+    sends_notify = True
+
     async def create_zone(self, zone: ZoneRef) -> None:
         await self._notify(zone)
 

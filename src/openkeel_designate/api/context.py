@@ -1,0 +1,73 @@
+"""The request context: who is calling (noauth headers or Keystone) and the request flags.
+
+Flags are applied in Designate's order, each policy-checked as soon as it is set.  Query
+parameters that are flags (``all_projects``, ``all_tenants``, ``edit_managed_records``) are taken
+out of the query, so they never reach filters or links.
+"""
+
+from __future__ import annotations
+
+from fastapi import Request
+
+from openkeel_designate.central.services import Services
+from openkeel_designate.domain.context import RequestContext
+
+_TRUE = {"1", "t", "true", "on", "y", "yes"}
+_FLAG_PARAMS = {"all_projects", "all_tenants", "edit_managed_records"}
+
+
+def truthy(value: str | None) -> bool:
+    return value is not None and value.strip().lower() in _TRUE
+
+
+def remaining_query(request: Request) -> list[tuple[str, str]]:
+    """The query parameters that are not context flags, in request order."""
+    return [(k, v) for k, v in request.query_params.multi_items() if k not in _FLAG_PARAMS]
+
+
+def build_context(request: Request) -> RequestContext:
+    """Cached per request; raises Forbidden when a flag is refused by policy."""
+    cached = getattr(request.state, "context", None)
+    if cached is not None:
+        return cached
+    svc: Services = request.app.state.services
+    headers = request.headers
+    roles_header = headers.get("x-roles")
+    roles = ["admin"] if roles_header is None else [
+        r.strip() for r in roles_header.split(",") if r.strip()]
+    ctx = RequestContext(
+        user_id=headers.get("x-auth-user-id", "noauth-user"),
+        project_id=headers.get("x-auth-project-id", "noauth-project"),
+        roles=roles,
+        request_id=request.state.request_id,
+        auth_token=headers.get("x-auth-token"),
+        client_addr=request.client.host if request.client else None,
+    )
+    request.state.context = ctx
+    _apply_flags(svc, request, ctx)
+    return ctx
+
+
+def _apply_flags(svc: Services, request: Request, ctx: RequestContext) -> None:
+    headers, query = request.headers, request.query_params
+    sudo = headers.get("x-auth-sudo-project-id") or headers.get("x-auth-sudo-tenant-id")
+    if sudo:
+        svc.policy.check("use_sudo", ctx)
+        ctx.original_project_id, ctx.project_id = ctx.project_id, sudo
+    all_projects = headers.get("x-auth-all-projects")
+    for name in ("all_projects", "all_tenants"):
+        if name in query:
+            all_projects = query[name]
+    if truthy(all_projects):
+        ctx.all_tenants = True
+        svc.policy.check("all_tenants", ctx)
+    edit_managed = query.get("edit_managed_records",
+                             headers.get("x-designate-edit-managed-records"))
+    if truthy(edit_managed):
+        ctx.edit_managed_records = True
+        svc.policy.check("edit_managed_records", ctx)
+    if truthy(headers.get("x-designate-hard-delete")):
+        ctx.hard_delete = True
+        svc.policy.check("hard_delete", ctx)
+    ctx.hide_counts = truthy(headers.get("openstack-dns-hide-counts"))
+    ctx.delete_shares = truthy(headers.get("x-designate-delete-shares"))

@@ -1,0 +1,43 @@
+"""The one place errors become responses, in Designate's fault-wrapper format."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import Request
+from fastapi.responses import Response
+
+from openkeel_designate.api.render import json_response
+from openkeel_designate.domain import errors
+
+LOG = logging.getLogger(__name__)
+
+
+def request_id(request: Request) -> str | None:
+    return getattr(request.state, "request_id", None)
+
+
+def error_body(code: int, type_: str, message: str | None, errs, req_id: str | None) -> dict:
+    body: dict = {"code": code, "type": type_}
+    if message is not None:
+        body["message"] = message
+    if errs is not None:
+        body["errors"] = errs
+    if req_id is not None:
+        body["request_id"] = req_id
+    return body
+
+
+def render_error(request: Request, exc: errors.DesignateError) -> Response:
+    """Designate JSON for a known error; structured validation errors are double-nested."""
+    errs = {"errors": exc.errors} if exc.errors is not None else None
+    message = None if exc.errors is not None else exc.message
+    headers = {"Retry-After": "5"} if exc.code == 503 else None
+    return json_response(error_body(exc.code, exc.type, message, errs, request_id(request)),
+                         exc.code, headers=headers)
+
+
+def render_unexpected(request: Request, exc: Exception) -> Response:
+    """Anything else is a 500 "unknown" (logged with its traceback, never shown)."""
+    LOG.exception("unexpected error on %s %s", request.method, request.url.path)
+    return json_response(error_body(500, "unknown", None, None, request_id(request)), 500)

@@ -1,0 +1,52 @@
+"""``/v2/pools`` (read; create is deprecated but answered)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from openkeel_designate.api import listing, render
+from openkeel_designate.api.body import read_json
+from openkeel_designate.api.context import build_context
+from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.schemas import fields as f
+from openkeel_designate.api.schemas.resource import Resource
+from openkeel_designate.central import pools as central
+from openkeel_designate.domain.context import RequestContext
+
+router = APIRouter()
+
+LIST = listing.ListSpec(filters=("name",), sort_keys=("created_at", "id", "updated_at", "name"))
+CREATE = Resource(
+    name="pool",
+    writable={"name": f.Field(f.string(50), nullable=False), "description": f.Field(f.string(160)),
+              "attributes": f.Field(f.string_map()), "ns_records": f.Field(lambda n, v: v)},
+    read_only=("id", "project_id", "created_at", "updated_at", "links"),
+    required=("name",),
+)
+
+
+@router.get("/v2/pools")
+async def list_pools(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+    page = listing.parse(request, ctx, LIST)
+    views = await central.find_pools(request.app.state.services, ctx, page)
+    base = listing.base_url(request)
+    items = [render.pool(v, base) for v in views]
+    body = listing.envelope(request, "pools", "/v2/pools", page, items, None)
+    body.pop("metadata")
+    return render.json_response(body)
+
+
+@router.post("/v2/pools")
+async def create_pool(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+    values = CREATE.parse(await read_json(request))
+    view = await central.create_pool(request.app.state.services, ctx, values)
+    body = render.pool(view, listing.base_url(request))
+    return render.json_response(body, 201, {"Location": body["links"]["self"]})
+
+
+@router.get("/v2/pools/{pool_id}")
+async def get_pool(pool_id: str, request: Request,
+                   ctx: RequestContext = Depends(build_context)) -> Response:
+    view = await central.get_pool(request.app.state.services, ctx, uuid_param("pool_id", pool_id))
+    return render.json_response(render.pool(view, listing.base_url(request)))

@@ -1,0 +1,171 @@
+"""Pools: read through the API, written from pools.yaml (``manage pool update``).
+
+With no pools file the embedded default pool exists: NS ``ns1.example.net.`` and one target of
+type ``builtin`` — the built-in nameserver, pulling from this process's mdns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage.filters import Page
+from openkeel_designate.storage.models import (
+    Pool,
+    PoolAlsoNotify,
+    PoolAttribute,
+    PoolNameserver,
+    PoolNsRecord,
+    PoolTarget,
+    PoolTargetMaster,
+    PoolTargetOption,
+    utcnow,
+)
+
+
+@dataclass
+class PoolView:
+    pool: Pool
+    attributes: dict[str, str]
+    ns_records: list[tuple[int, str]]
+
+
+async def _views(session: AsyncSession, pools: list[Pool]) -> list[PoolView]:
+    ids = [p.id for p in pools]
+    attrs = await pool_store.attributes(session, ids)
+    ns = await pool_store.ns_records(session, ids)
+    return [PoolView(p, attrs.get(p.id, {}), [(r.priority, r.hostname) for r in ns.get(p.id, [])])
+            for p in pools]
+
+
+async def find_pools(svc: Services, ctx: RequestContext, page: Page) -> list[PoolView]:
+    svc.policy.check("find_pools", ctx)
+    async with svc.db.read() as session:
+        return await _views(session, await pool_store.find(session, page))
+
+
+async def get_pool(svc: Services, ctx: RequestContext, pool_id: str) -> PoolView:
+    svc.policy.check("get_pool", ctx)
+    async with svc.db.read() as session:
+        pool = await pool_store.get(session, pool_id)
+        if pool is None:
+            raise errors.PoolNotFound("Could not find Pool")
+        return (await _views(session, [pool]))[0]
+
+
+async def create_pool(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> PoolView:
+    """Deprecated in Designate but still answered: a pool with NS records only."""
+    svc.policy.check("create_pool", ctx)
+
+    async def work(session: AsyncSession) -> PoolView:
+        if any(p.name == values["name"] for p in await pool_store.all_pools(session)):
+            raise errors.DuplicatePool("Duplicate Pool")
+        pool = Pool(name=values["name"], description=values.get("description"),
+                    tenant_id=ctx.project_id, created_at=utcnow())
+        session.add(pool)
+        await session.flush()
+        for key, value in (values.get("attributes") or {}).items():
+            session.add(PoolAttribute(pool_id=pool.id, key=key, value=value))
+        for ns in values.get("ns_records") or []:
+            session.add(PoolNsRecord(pool_id=pool.id, priority=ns["priority"],
+                                     hostname=ns["hostname"]))
+        await session.flush()
+        return (await _views(session, [pool]))[0]
+
+    return await svc.db.transaction(work)
+
+
+def default_pool_definition(svc: Services) -> dict[str, Any]:
+    """The embedded default pool, pointing at this configuration's nameserver and mdns."""
+    from openkeel_designate.config import parse_hostport
+
+    ns_host, ns_port = parse_hostport(svc.conf["service:nameserver"].listen[0], 5300)
+    mdns_host, mdns_port = parse_hostport(svc.conf["service:mdns"].listen[0], 5354)
+    return {
+        "id": svc.conf["service:central"].default_pool_id,
+        "name": "default",
+        "description": "Default pool (built-in nameserver)",
+        "attributes": {},
+        "ns_records": [{"hostname": "ns1.example.net.", "priority": 1}],
+        "nameservers": [{"host": ns_host, "port": ns_port}],
+        "targets": [{"type": "builtin", "description": "built-in nameserver",
+                     "masters": [{"host": mdns_host, "port": mdns_port}],
+                     "options": {"host": ns_host, "port": ns_port}}],
+        "also_notifies": [],
+    }
+
+
+async def ensure_default_pool(svc: Services) -> None:
+    """Create the embedded default pool when no pool exists yet (first start)."""
+    async def work(session: AsyncSession) -> None:
+        if await pool_store.count(session) == 0:
+            await _write_pool(session, default_pool_definition(svc))
+
+    await svc.db.transaction(work)
+
+
+async def update_from_definitions(svc: Services, definitions: list[dict[str, Any]],
+                                  delete_missing: bool = False) -> list[str]:
+    """Replace pools from pools.yaml definitions; returns the ids written."""
+    async def work(session: AsyncSession) -> list[str]:
+        existing = {p.name: p for p in await pool_store.all_pools(session)}
+        written = []
+        for definition in definitions:
+            pool = None
+            if definition.get("id"):
+                pool = await pool_store.get(session, definition["id"])
+            if pool is None:
+                pool = existing.get(definition["name"])
+            written.append(await _write_pool(session, definition, pool))
+        if delete_missing:
+            for pool in await pool_store.all_pools(session):
+                if pool.id not in written:
+                    await pool_store.clear_parts(session, pool.id)
+                    await session.delete(pool)
+        return written
+
+    return await svc.db.transaction(work)
+
+
+async def _write_pool(session: AsyncSession, definition: dict[str, Any],
+                      pool: Pool | None = None) -> str:
+    if pool is None:
+        pool = Pool(created_at=None)
+        if definition.get("id"):
+            pool.id = definition["id"]
+        session.add(pool)
+    pool.name = definition["name"]
+    pool.description = definition.get("description")
+    pool.updated_at = utcnow()
+    await session.flush()
+    await pool_store.clear_parts(session, pool.id)
+    for key, value in (definition.get("attributes") or {}).items():
+        session.add(PoolAttribute(pool_id=pool.id, key=str(key), value=str(value)))
+    for ns in definition.get("ns_records") or []:
+        session.add(PoolNsRecord(pool_id=pool.id, priority=int(ns.get("priority", 1)),
+                                 hostname=ns["hostname"], created_at=utcnow()))
+    for ns in definition.get("nameservers") or []:
+        session.add(PoolNameserver(pool_id=pool.id, host=ns["host"], port=int(ns.get("port", 53)),
+                                   created_at=utcnow()))
+    for notify in definition.get("also_notifies") or []:
+        session.add(PoolAlsoNotify(pool_id=pool.id, host=notify["host"],
+                                   port=int(notify.get("port", 53))))
+    for target_def in definition.get("targets") or []:
+        target = PoolTarget(pool_id=pool.id, type=target_def["type"],
+                            description=target_def.get("description"),
+                            tsigkey_id=target_def.get("tsigkey_id"), created_at=utcnow())
+        session.add(target)
+        await session.flush()
+        for key, value in (target_def.get("options") or {}).items():
+            session.add(PoolTargetOption(pool_target_id=target.id, key=str(key), value=str(value)))
+        for master in target_def.get("masters") or []:
+            session.add(PoolTargetMaster(pool_target_id=target.id, host=master["host"],
+                                         port=int(master.get("port", 5354))))
+    await session.flush()
+    return pool.id

@@ -1,0 +1,33 @@
+"""Quota rules: defaults from configuration overlaid by per-project overrides."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
+from openkeel_designate.storage import quotas as quota_store
+
+RESOURCES = ("zones", "zone_recordsets", "zone_records", "recordset_records", "api_export_size")
+
+
+def defaults(svc: Services) -> dict[str, int]:
+    conf = svc.conf
+    return {name: getattr(conf, f"quota_{name}") for name in RESOURCES}
+
+
+async def effective(svc: Services, session: AsyncSession, project_id: str | None) -> dict[str, int]:
+    values = defaults(svc)
+    if svc.conf.quota_driver == "storage":
+        values.update(await quota_store.for_project(session, project_id))
+    return values
+
+
+async def enforce(svc: Services, session: AsyncSession, project_id: str | None,
+                  **wanted: int) -> None:
+    """Raise OverQuota when any ``resource=value`` exceeds its limit (negative = unlimited)."""
+    limits = await effective(svc, session, project_id)
+    over = [name for name, value in wanted.items() if 0 <= limits[name] < value]
+    if over:
+        over.sort(key=len)
+        raise errors.OverQuota(f"Quota exceeded for {', '.join(over)}.")

@@ -1,0 +1,45 @@
+"""Pool scheduler: which pool a new zone lands in (``[service:central] scheduler_filters``).
+
+Filters run in order on the candidate pools; exactly one must remain.
+"""
+
+from __future__ import annotations
+
+import random
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import pools as pool_store
+
+
+async def choose_pool(svc: Services, session: AsyncSession, ctx: RequestContext,
+                      attributes: dict[str, str]) -> str:
+    default_id = svc.conf["service:central"].default_pool_id
+    candidates = [p.id for p in await pool_store.all_pools(session)]
+    pool_attributes = await pool_store.attributes(session, candidates)
+    for name in svc.conf["service:central"].scheduler_filters:
+        if name == "default_pool":
+            candidates = [default_id]
+        elif name == "attribute":
+            wanted = {k: v for k, v in attributes.items() if k != "pool_id"}
+            candidates = [p for p in candidates
+                          if all(pool_attributes[p].get(k) == v for k, v in wanted.items())]
+        elif name == "pool_id_attribute":
+            if "pool_id" in attributes:
+                svc.policy.check("zone_create_forced_pool", ctx)
+                candidates = [p for p in candidates if p == attributes["pool_id"]]
+        elif name == "random":
+            candidates = [random.choice(candidates)] if candidates else []
+        elif name == "fallback":
+            candidates = candidates or [default_id]
+        elif name == "in_doubt_default_pool":
+            if len(candidates) > 1:
+                candidates = [default_id]
+    if not candidates:
+        raise errors.NoValidPoolFound("There are no pools that matched your request")
+    if len(candidates) > 1:
+        raise errors.MultiplePoolsFound()
+    return candidates[0]

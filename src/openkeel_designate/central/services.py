@@ -1,0 +1,27 @@
+"""What every central operation needs, passed explicitly (no globals).
+
+``wake_worker`` is the only coupling from central to the worker: a hint that a zone became
+pending.  Correctness never depends on it; the zone row is the durable work item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from oslo_config import cfg
+
+from openkeel_designate.central.policy import Policy
+from openkeel_designate.storage.database import Database
+
+
+@dataclass
+class Services:
+    conf: cfg.ConfigOpts
+    db: Database
+    policy: Policy
+    wake_listeners: list[Callable[[], None]] = field(default_factory=list)
+
+    def wake_worker(self) -> None:
+        for listener in self.wake_listeners:
+            listener()

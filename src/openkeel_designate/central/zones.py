@@ -1,0 +1,276 @@
+"""Zone rules: create, read, list, update, delete — each one transaction.
+
+Every write leaves the zone ``PENDING`` with a bumped ``change_seq`` in the same transaction as
+the change itself; the worker picks it up from the database (DESIGN.md decisions 1–3).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central import quotas, records
+from openkeel_designate.central.scheduler import choose_pool
+from openkeel_designate.central.services import Services
+from openkeel_designate.central.views import ListResult, ZoneView
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import names as name_store
+from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.filters import Page
+from openkeel_designate.storage.models import Zone, new_id, utcnow
+
+CATALOG_FORBIDDEN = "This operation is not allowed for catalog zones."
+
+
+async def view(session: AsyncSession, zone: Zone) -> ZoneView:
+    attrs = await zone_store.attributes(session, [zone.id])
+    masters = await zone_store.masters(session, [zone.id])
+    shared = await zone_store.shared_ids(session, [zone.id])
+    return ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), zone.id in shared)
+
+
+async def load_visible(session: AsyncSession, ctx: RequestContext, zone_id: str,
+                       for_update: bool = False) -> Zone:
+    """The zone if the caller may see it (own, shared with it, or all projects), else 404."""
+    zone = await zone_store.get(session, zone_id, project_id=ctx.project_id,
+                                all_tenants=ctx.all_tenants, for_update=for_update)
+    if zone is None:
+        raise errors.ZoneNotFound("Could not find Zone")
+    return zone
+
+
+def policy_target(zone: Zone, shared: bool = False) -> dict[str, Any]:
+    return {"project_id": zone.tenant_id, "tenant_id": zone.tenant_id,
+            "zone_type": zone.type, "zone_shared": shared}
+
+
+def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -> None:
+    """The zone has a change the nameservers do not serve yet."""
+    if zone.action != "CREATE" or action == "DELETE":
+        zone.action = action
+    zone.status = "PENDING"
+    zone.change_seq += 1
+    zone.version += 1
+    zone.next_attempt_at = None
+    zone.error_reason = None
+    if bump_serial and zone.type == "PRIMARY":
+        zone.increment_serial = True
+
+
+# --- create ------------------------------------------------------------------------------------
+async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> ZoneView:
+    svc.policy.check("create_zone", ctx, {"project_id": ctx.project_id})
+    zone_type = values.get("type") or "PRIMARY"
+    if zone_type == "CATALOG":
+        raise errors.Forbidden(CATALOG_FORBIDDEN)
+    if not ctx.project_id:
+        raise errors.MissingProjectID("A project ID must be specified")
+
+    async def work(session: AsyncSession) -> ZoneView:
+        count = await zone_store.count_for_project(session, ctx.project_id)
+        await quotas.enforce(svc, session, ctx.project_id, zones=count + 1)
+        name = values["name"]
+        await _check_name(svc, session, ctx, name)
+        ttl = values.get("ttl")
+        if ttl is None:
+            ttl = svc.conf.default_ttl
+        _check_ttl(svc, ctx, ttl)
+        related = await zone_store.related_names(session, name)
+        _check_ownership(ctx, name, related)
+        attributes = values.get("attributes") or {}
+        pool_id = await choose_pool(svc, session, ctx, attributes)
+        pool = await pool_store.get(session, pool_id)
+        if pool is None:
+            raise errors.NoValidPoolFound("There are no pools that matched your request")
+        ns_records = (await pool_store.ns_records(session, [pool_id]))[pool_id]
+        if not ns_records:
+            raise errors.NoServersConfigured()
+        same_pool = [z for z in related if z.pool_id == pool_id]
+        if any(z.name.lower() == name.lower() for z in same_pool):
+            raise errors.DuplicateZone("Duplicate Zone")
+        zone = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
+        ancestors = [z for z in same_pool if name.lower().endswith("." + z.name.lower())]
+        if ancestors:
+            zone.parent_zone_id = max(ancestors, key=lambda z: len(z.name)).id
+        session.add(zone)
+        await session.flush()
+        await zone_store.replace_attributes(session, zone.id, attributes)
+        if zone_type == "SECONDARY":
+            await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
+        await records.create_managed(session, zone, [ns.hostname for ns in ns_records])
+        await zone_store.reparent(session, zone)
+        return await view(session, zone)
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result
+
+
+def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_type: str,
+              ttl: int, pool_id: str) -> Zone:
+    conf = svc.conf
+    zone_id = new_id()
+    secondary = zone_type == "SECONDARY"
+    email = conf["service:central"].managed_resource_email if secondary else values["email"]
+    return Zone(
+        id=zone_id, shard=int(zone_id[:3], 16), tenant_id=ctx.project_id, name=values["name"],
+        email=email, ttl=ttl, description=values.get("description"), type=zone_type,
+        refresh=random.randint(conf.default_soa_refresh_min, conf.default_soa_refresh_max),
+        retry=conf.default_soa_retry, expire=conf.default_soa_expire,
+        minimum=conf.default_soa_minimum, serial=1 if secondary else int(time.time()),
+        status="PENDING", action="CREATE", pool_id=pool_id, reverse_name=values["name"][::-1],
+        change_seq=1, version=1, deleted=zone_store.LIVE, created_at=utcnow(),
+    )
+
+
+async def _check_name(svc: Services, session: AsyncSession, ctx: RequestContext,
+                      name: str) -> None:
+    if len(name) > svc.conf["service:central"].max_zone_name_len:
+        raise errors.InvalidZoneName("Name too long")
+    labels = name.rstrip(".").split(".")
+    if len(labels) < 2:
+        raise errors.InvalidZoneName("More than one label is required")
+    tlds = await name_store.tld_names(session)
+    if tlds:
+        stripped = name.rstrip(".")
+        if stripped.lower() in {t.lower() for t in tlds}:
+            raise errors.InvalidZoneName("Zone name cannot be the same as a TLD")
+        suffixes = {".".join(labels[i:]) for i in range(1, len(labels))}
+        if not suffixes & set(tlds):
+            raise errors.InvalidZoneName("Invalid TLD")
+    if not svc.policy.allows("use_blacklisted_zone", ctx):
+        for pattern in await name_store.blacklist_patterns(session):
+            if _blacklisted(pattern, name):
+                raise errors.InvalidZoneName("Blacklisted zone name")
+
+
+def _blacklisted(pattern: str, name: str) -> bool:
+    try:
+        return re.search(pattern, name) is not None
+    except re.error:
+        return False
+
+
+def _check_ttl(svc: Services, ctx: RequestContext, ttl: int) -> None:
+    min_ttl = svc.conf["service:central"].min_ttl
+    if min_ttl and ttl < min_ttl and not svc.policy.allows("use_low_ttl", ctx):
+        raise errors.InvalidTTL(f"TTL is below the minimum: {min_ttl}")
+
+
+def _check_ownership(ctx: RequestContext, name: str, related: list[Zone]) -> None:
+    lowered = name.lower()
+    others = [z for z in related if z.tenant_id != ctx.project_id]
+    if any(z.name.lower() == lowered for z in others):
+        raise errors.DuplicateZone("Zone already exists, owned by a different tenant")
+    ancestors = [z for z in related if lowered.endswith("." + z.name.lower())]
+    if ancestors:
+        nearest = max(ancestors, key=lambda z: len(z.name))
+        if nearest.tenant_id != ctx.project_id:
+            raise errors.IllegalChildZone("Unable to create subzone in another tenants zone")
+    if any(z.name.lower().endswith("." + lowered) for z in others):
+        raise errors.IllegalParentZone(
+            "Unable to create zone because another tenant owns a subzone of the zone")
+
+
+def _parse_masters(masters: list[str]) -> list[tuple[str, int]]:
+    parsed = []
+    for entry in masters:
+        host, _, port = entry.partition(":")
+        parsed.append((host, int(port) if port else 53))
+    return parsed
+
+
+# --- read --------------------------------------------------------------------------------------
+async def get_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
+    async with svc.db.read() as session:
+        zone = await load_visible(session, ctx, zone_id)
+        result = await view(session, zone)
+    shared_with_caller = zone.tenant_id != ctx.project_id
+    svc.policy.check("get_zone", ctx, policy_target(zone, shared_with_caller))
+    return result
+
+
+async def find_zones(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
+    target = {"project_id": ctx.project_id}
+    if ctx.all_tenants:
+        target["all_tenants"] = True
+    svc.policy.check("find_zones", ctx, target)
+    async with svc.db.read() as session:
+        rows, total = await zone_store.find(session, page, project_id=ctx.project_id,
+                                            all_tenants=ctx.all_tenants,
+                                            hide_catalog=not ctx.is_admin)
+        ids = [z.id for z in rows]
+        attrs = await zone_store.attributes(session, ids)
+        masters = await zone_store.masters(session, ids)
+        shared = await zone_store.shared_ids(session, ids)
+    items = [ZoneView(z, attrs.get(z.id, {}), masters.get(z.id, []), z.id in shared) for z in rows]
+    return ListResult(items, total)
+
+
+async def get_nameservers(svc: Services, ctx: RequestContext, zone_id: str) -> list[tuple[int, str]]:
+    async with svc.db.read() as session:
+        zone = await load_visible(session, ctx, zone_id)
+        svc.policy.check("get_zone_ns_records", ctx, policy_target(zone))
+        ns = (await pool_store.ns_records(session, [zone.pool_id]))[zone.pool_id]
+    return [(row.priority, row.hostname) for row in ns]
+
+
+# --- update ------------------------------------------------------------------------------------
+async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
+                      values: dict[str, Any]) -> ZoneView:
+    async def work(session: AsyncSession) -> ZoneView:
+        zone = await load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("update_zone", ctx, policy_target(zone))
+        if zone.type == "CATALOG":
+            raise errors.Forbidden(CATALOG_FORBIDDEN)
+        if zone.action == "DELETE":
+            raise errors.BadRequest("Can not update a deleting zone")
+        if "ttl" in values and values["ttl"] is not None:
+            _check_ttl(svc, ctx, values["ttl"])
+        for key in ("email", "ttl", "description", "pool_id"):
+            if key in values and (values[key] is not None or key == "description"):
+                setattr(zone, key, values[key])
+        if "attributes" in values and values["attributes"] is not None:
+            await zone_store.replace_attributes(session, zone.id, values["attributes"])
+        if "masters" in values and values["masters"] is not None and zone.type == "SECONDARY":
+            await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
+        zone.updated_at = utcnow()
+        mark_pending(zone, "UPDATE", bump_serial=True)
+        return await view(session, zone)
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result
+
+
+# --- delete ------------------------------------------------------------------------------------
+async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
+    async def work(session: AsyncSession) -> ZoneView:
+        zone = await load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("delete_zone", ctx, policy_target(zone))
+        if zone.type == "CATALOG":
+            raise errors.Forbidden(CATALOG_FORBIDDEN)
+        shared = await zone_store.shared_ids(session, [zone.id])
+        if shared and not ctx.delete_shares:
+            raise errors.ZoneShared(
+                "This zone is shared with other projects, please remove these shares before "
+                "deletion or use the delete-shares modifier to override this warning.")
+        if await zone_store.children(session, zone.id):
+            raise errors.ZoneHasSubZone("Please delete any subzones before deleting this zone")
+        if shared:
+            await zone_store.delete_shares(session, zone.id)
+        zone.hard_delete = ctx.hard_delete
+        zone.updated_at = utcnow()
+        mark_pending(zone, "DELETE", bump_serial=False)
+        zone.action = "DELETE"
+        return await view(session, zone)
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result

@@ -1,0 +1,82 @@
+"""Periodic housekeeping, each job under a database lease so it runs once per interval
+across the cluster: heartbeats (every process), purge of soft-deleted zones, and marking
+services DOWN when their heartbeats stop.
+
+Recovery of stuck zones needs no job here: a zone's lease simply expires and any worker claims
+it again, and ERROR zones are retried by the worker with back-off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+from oslo_config import cfg
+
+from openkeel_designate.central import service_statuses
+from openkeel_designate.central.services import Services
+from openkeel_designate.storage import leases
+from openkeel_designate.storage import service_statuses as status_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.models import utcnow
+
+LOG = logging.getLogger(__name__)
+
+
+class Producer:
+    def __init__(self, svc: Services, owner: str, roles: list[str]):
+        self.svc = svc
+        self.owner = owner
+        self.roles = roles
+        self._tasks: list[asyncio.Task] = []
+
+    def start(self, run_cluster_jobs: bool) -> None:
+        conf: cfg.ConfigOpts = self.svc.conf
+        self._every(conf.heartbeat_emitter.heartbeat_interval, self.heartbeat, None)
+        if run_cluster_jobs:
+            self._every(conf["producer_task:zone_purge"].interval, self.purge, "zone_purge")
+            self._every(conf["producer_task:periodic_check_service_status"].interval,
+                        self.check_services, "periodic_check_service_status")
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await service_statuses.heartbeat(self.svc, self.roles, "STOPPED")
+        except Exception:
+            LOG.exception("could not record STOPPED heartbeats")
+
+    def _every(self, interval: float, job: Callable[[], Awaitable[None]],
+               lease: str | None) -> None:
+        async def loop() -> None:
+            while True:
+                try:
+                    if lease is None or await leases.acquire(self.svc.db, lease, self.owner,
+                                                             interval * 0.9):
+                        await job()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    LOG.exception("periodic job %s failed", job.__name__)
+                await asyncio.sleep(interval)
+
+        self._tasks.append(asyncio.create_task(loop()))
+
+    async def heartbeat(self) -> None:
+        await service_statuses.heartbeat(self.svc, self.roles, "UP")
+
+    async def purge(self) -> None:
+        conf = self.svc.conf["producer_task:zone_purge"]
+        cutoff = utcnow() - timedelta(seconds=conf.time_threshold)
+        count = await self.svc.db.transaction(
+            lambda s: zone_store.purge(s, cutoff, conf.batch_size))
+        if count:
+            LOG.info("purged %d deleted zones", count)
+
+    async def check_services(self) -> None:
+        threshold = self.svc.conf["producer_task:periodic_check_service_status"].time_threshold
+        cutoff = utcnow() - timedelta(seconds=threshold)
+        await self.svc.db.transaction(lambda s: status_store.mark_down(s, cutoff))

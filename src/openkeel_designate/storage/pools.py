@@ -1,0 +1,107 @@
+"""SQL for pools and their parts (ns records, nameservers, targets, also-notifies)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.storage.models import (
+    Pool,
+    PoolAlsoNotify,
+    PoolAttribute,
+    PoolNameserver,
+    PoolNsRecord,
+    PoolTarget,
+    PoolTargetMaster,
+    PoolTargetOption,
+)
+
+
+@dataclass
+class PoolDetail:
+    """A pool with every part loaded (what the worker and pools.yaml need)."""
+
+    pool: Pool
+    attributes: dict[str, str] = field(default_factory=dict)
+    ns_records: list[PoolNsRecord] = field(default_factory=list)
+    nameservers: list[PoolNameserver] = field(default_factory=list)
+    targets: list[tuple[PoolTarget, dict[str, str], list[PoolTargetMaster]]] = field(
+        default_factory=list)
+    also_notifies: list[PoolAlsoNotify] = field(default_factory=list)
+
+
+async def get(session: AsyncSession, pool_id: str) -> Pool | None:
+    return await session.get(Pool, pool_id)
+
+
+async def find(session: AsyncSession, page: Page) -> list[Pool]:
+    query = apply_criteria(select(Pool), Pool, page.criteria)
+    return list((await session.execute(await paginate(session, query, Pool, page))).scalars())
+
+
+async def all_pools(session: AsyncSession) -> list[Pool]:
+    return list((await session.execute(select(Pool))).scalars())
+
+
+async def count(session: AsyncSession) -> int:
+    return (await session.execute(select(func.count()).select_from(Pool))).scalar_one()
+
+
+async def ns_records(session: AsyncSession, pool_ids: list[str]) -> dict[str, list[PoolNsRecord]]:
+    result: dict[str, list[PoolNsRecord]] = defaultdict(list)
+    if pool_ids:
+        query = select(PoolNsRecord).where(PoolNsRecord.pool_id.in_(pool_ids)).order_by(
+            PoolNsRecord.priority, PoolNsRecord.created_at)
+        for row in (await session.execute(query)).scalars():
+            result[row.pool_id].append(row)
+    return result
+
+
+async def attributes(session: AsyncSession, pool_ids: list[str]) -> dict[str, dict[str, str]]:
+    result: dict[str, dict[str, str]] = defaultdict(dict)
+    if pool_ids:
+        query = select(PoolAttribute).where(PoolAttribute.pool_id.in_(pool_ids))
+        for row in (await session.execute(query)).scalars():
+            result[row.pool_id][row.key] = row.value
+    return result
+
+
+async def detail(session: AsyncSession, pool_id: str) -> PoolDetail | None:
+    pool = await session.get(Pool, pool_id)
+    if pool is None:
+        return None
+    out = PoolDetail(pool=pool)
+    out.attributes = (await attributes(session, [pool_id]))[pool_id]
+    out.ns_records = (await ns_records(session, [pool_id]))[pool_id]
+    out.nameservers = list((await session.execute(
+        select(PoolNameserver).where(PoolNameserver.pool_id == pool_id)
+        .order_by(PoolNameserver.created_at))).scalars())
+    out.also_notifies = list((await session.execute(
+        select(PoolAlsoNotify).where(PoolAlsoNotify.pool_id == pool_id))).scalars())
+    targets = list((await session.execute(
+        select(PoolTarget).where(PoolTarget.pool_id == pool_id)
+        .order_by(PoolTarget.created_at))).scalars())
+    for target in targets:
+        options = dict((await session.execute(
+            select(PoolTargetOption.key, PoolTargetOption.value)
+            .where(PoolTargetOption.pool_target_id == target.id))).all())
+        target_masters = list((await session.execute(
+            select(PoolTargetMaster).where(PoolTargetMaster.pool_target_id == target.id)))
+            .scalars())
+        out.targets.append((target, options, target_masters))
+    return out
+
+
+async def clear_parts(session: AsyncSession, pool_id: str) -> None:
+    """Remove every part of a pool before it is written again from pools.yaml."""
+    target_ids = select(PoolTarget.id).where(PoolTarget.pool_id == pool_id)
+    await session.execute(delete(PoolTargetOption).where(
+        PoolTargetOption.pool_target_id.in_(target_ids)))
+    await session.execute(delete(PoolTargetMaster).where(
+        PoolTargetMaster.pool_target_id.in_(target_ids)))
+    for model in (PoolTarget, PoolAttribute, PoolNsRecord, PoolNameserver, PoolAlsoNotify):
+        await session.execute(delete(model).where(model.pool_id == pool_id))

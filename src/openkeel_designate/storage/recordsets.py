@@ -1,0 +1,100 @@
+"""SQL for recordsets and their records."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+
+from sqlalchemy import delete, distinct, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate
+from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone, utcnow
+from openkeel_designate.storage.zones import LIVE
+
+# Filters that match individual records rather than the recordset row.
+RECORD_FILTERS = {"data": Record.data, "status": Record.status}
+
+
+def record_hash(recordset_id: str, data: str) -> str:
+    return hashlib.md5(f"{recordset_id}:{data}".encode()).hexdigest()
+
+
+async def get(session: AsyncSession, recordset_id: str) -> RecordSet | None:
+    return await session.get(RecordSet, recordset_id)
+
+
+async def find_one(session: AsyncSession, zone_id: str, name: str, rtype: str) -> RecordSet | None:
+    query = select(RecordSet).where(RecordSet.zone_id == zone_id, RecordSet.name == name,
+                                    RecordSet.type == rtype)
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def names_in_zone(session: AsyncSession, zone_id: str, name: str) -> list[RecordSet]:
+    query = select(RecordSet).where(RecordSet.zone_id == zone_id, RecordSet.name == name)
+    return list((await session.execute(query)).scalars())
+
+
+async def count_in_zone(session: AsyncSession, zone_id: str) -> int:
+    query = select(func.count()).select_from(RecordSet).where(RecordSet.zone_id == zone_id)
+    return (await session.execute(query)).scalar_one()
+
+
+async def count_unmanaged_records(session: AsyncSession, zone_id: str,
+                                  exclude_recordset: str | None = None) -> int:
+    query = select(func.count()).select_from(Record).where(Record.zone_id == zone_id,
+                                                           Record.managed.is_(False))
+    if exclude_recordset:
+        query = query.where(Record.recordset_id != exclude_recordset)
+    return (await session.execute(query)).scalar_one()
+
+
+async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,
+               all_tenants: bool) -> tuple[list[RecordSet], int]:
+    """One page of recordsets (of one zone, or every visible zone) and the total count."""
+    query = select(RecordSet)
+    if zone_id is not None:
+        query = query.where(RecordSet.zone_id == zone_id)
+    else:
+        live = select(Zone.id).where(Zone.deleted == LIVE)
+        if not all_tenants:
+            shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
+            live = live.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
+        query = query.where(RecordSet.zone_id.in_(live))
+    plain = {k: v for k, v in page.criteria.items() if k not in RECORD_FILTERS}
+    query = apply_criteria(query, RecordSet, plain)
+    for key, column in RECORD_FILTERS.items():
+        if key in page.criteria:
+            value = page.criteria[key]
+            if key == "status":
+                value = value.upper()
+            matching = select(distinct(Record.recordset_id)).where(criterion(column, value))
+            query = query.where(RecordSet.id.in_(matching))
+    total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
+    paged = await paginate(session, query, RecordSet, page)
+    return list((await session.execute(paged)).scalars()), total
+
+
+async def records_of(session: AsyncSession, recordset_ids: list[str]) -> dict[str, list[Record]]:
+    result: dict[str, list[Record]] = defaultdict(list)
+    if recordset_ids:
+        query = select(Record).where(Record.recordset_id.in_(recordset_ids))
+        for record in (await session.execute(query)).scalars():
+            result[record.recordset_id].append(record)
+    return result
+
+
+async def delete_recordset(session: AsyncSession, recordset_id: str) -> None:
+    await session.execute(delete(Record).where(Record.recordset_id == recordset_id))
+    await session.execute(delete(RecordSet).where(RecordSet.id == recordset_id))
+
+
+async def delete_records(session: AsyncSession, record_ids: list[str]) -> None:
+    if record_ids:
+        await session.execute(delete(Record).where(Record.id.in_(record_ids)))
+
+
+async def mark_records_pending(session: AsyncSession, recordset_id: str, action: str) -> None:
+    """Every record of the recordset waits for the next serial again."""
+    await session.execute(update(Record).where(Record.recordset_id == recordset_id).values(
+        status="PENDING", action=action, serial=None, updated_at=utcnow()))

@@ -1,0 +1,161 @@
+"""The zone rows as a durable work queue: claim with a lease, then complete or fail.
+
+A claim is a conditional UPDATE (``lease`` free or expired), so two workers — in one process or
+on many hosts — never push the same zone at once, and a worker that dies simply lets its lease
+expire.  Claiming also coalesces every change pending on the zone into one new serial
+(RFC 1982 monotonic: max(unix time, old + 1)), rewrites the SOA and stamps pending records with
+that serial; completion only marks ACTIVE what that serial covered, and only if no newer change
+arrived meanwhile (``change_seq``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.domain.serial import next_serial
+from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
+
+
+@dataclass(frozen=True)
+class ClaimedZone:
+    id: str
+    name: str
+    pool_id: str
+    type: str
+    action: str
+    serial: int
+    change_seq: int
+    hard_delete: bool
+    attempts: int
+
+
+def _claimable(now):
+    return and_(
+        Zone.deleted == zone_store.LIVE,
+        Zone.status.in_(("PENDING", "ERROR")),
+        or_(Zone.lease_expires_at.is_(None), Zone.lease_expires_at < now),
+        or_(Zone.next_attempt_at.is_(None), Zone.next_attempt_at <= now),
+    )
+
+
+async def claim(db: Database, owner: str, lease_seconds: int, limit: int) -> list[ClaimedZone]:
+    """Up to ``limit`` zones now owned by ``owner``, each prepared with its new serial."""
+    now = utcnow()
+    async with db.read() as session:
+        candidates = list((await session.execute(
+            select(Zone.id).where(_claimable(now)).order_by(Zone.updated_at).limit(limit)
+        )).scalars())
+    claimed = []
+    for zone_id in candidates:
+        result = await db.transaction(lambda s, z=zone_id: _claim_one(s, z, owner, lease_seconds))
+        if result is not None:
+            claimed.append(result)
+    return claimed
+
+
+async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
+                     lease_seconds: int) -> ClaimedZone | None:
+    now = utcnow()
+    taken = await session.execute(update(Zone).where(Zone.id == zone_id, _claimable(now)).values(
+        lease_owner=owner, lease_expires_at=now + timedelta(seconds=lease_seconds)))
+    if taken.rowcount != 1:
+        return None
+    zone = (await session.execute(select(Zone).where(Zone.id == zone_id))).scalar_one()
+    if zone.increment_serial and zone.action != "DELETE":
+        zone.serial = next_serial(zone.serial, int(time.time()))
+        zone.increment_serial = False
+        await _rewrite_soa(session, zone)
+    await session.execute(update(Record).where(
+        Record.zone_id == zone.id, Record.serial.is_(None)).values(serial=zone.serial))
+    return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
+                       zone.change_seq, zone.hard_delete, zone.attempts)
+
+
+async def _rewrite_soa(session: AsyncSession, zone: Zone) -> None:
+    """The SOA record follows the zone's serial and email (never re-flags the zone)."""
+    from openkeel_designate.central.records import soa_data  # rendering rule lives in central
+
+    ns = (await pool_store.ns_records(session, [zone.pool_id]))[zone.pool_id]
+    soa_set = (await session.execute(select(RecordSet).where(
+        RecordSet.zone_id == zone.id, RecordSet.type == "SOA"))).scalar_one_or_none()
+    if soa_set is None or not ns:
+        return
+    await session.execute(update(Record).where(Record.recordset_id == soa_set.id).values(
+        data=soa_data(zone, ns[0].hostname), serial=None, status="PENDING", action="UPDATE"))
+
+
+async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial: int) -> bool:
+    """Every nameserver serves ``served_serial``: mark what it covers ACTIVE (or the zone gone).
+
+    Returns False when a newer change arrived meanwhile (the zone stays PENDING and is claimed
+    again at once).
+    """
+    async def work(session: AsyncSession) -> bool:
+        if claimed.action == "DELETE":
+            done = await zone_store.mark_deleted(session, claimed.id, claimed.change_seq)
+        else:
+            await session.execute(update(Record).where(
+                Record.zone_id == claimed.id, Record.status.in_(("PENDING", "ERROR")),
+                Record.serial.is_not(None), Record.serial <= served_serial,
+            ).values(status="ACTIVE", action="NONE"))
+            result = await session.execute(update(Zone).where(
+                Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
+            ).values(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
+                     attempts=0, next_attempt_at=None, error_reason=None))
+            done = result.rowcount == 1
+        if not done:
+            await _release(session, claimed.id, owner)
+        return done
+
+    return await db.transaction(work)
+
+
+async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,
+               retry_in: float) -> None:
+    """The push did not reach enough nameservers: ERROR with the reason, retried later."""
+    async def work(session: AsyncSession) -> None:
+        now = utcnow()
+        result = await session.execute(update(Zone).where(
+            Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
+        ).values(status="ERROR", error_reason=reason[:2000], attempts=Zone.attempts + 1,
+                 next_attempt_at=now + timedelta(seconds=retry_in), lease_owner=None,
+                 lease_expires_at=None))
+        if result.rowcount == 1 and claimed.action != "DELETE":
+            await session.execute(update(Record).where(
+                Record.zone_id == claimed.id, Record.status == "PENDING",
+                Record.serial <= claimed.serial).values(status="ERROR"))
+        else:
+            await _release(session, claimed.id, owner)
+
+    await db.transaction(work)
+
+
+async def renew(db: Database, claimed: ClaimedZone, owner: str, lease_seconds: int) -> None:
+    async def work(session: AsyncSession) -> None:
+        await session.execute(update(Zone).where(
+            Zone.id == claimed.id, Zone.lease_owner == owner).values(
+            lease_expires_at=utcnow() + timedelta(seconds=lease_seconds)))
+
+    await db.transaction(work)
+
+
+async def release_all(db: Database, owner: str) -> None:
+    """Graceful shutdown: hand every held zone back at once."""
+    async def work(session: AsyncSession) -> None:
+        await session.execute(update(Zone).where(Zone.lease_owner == owner).values(
+            lease_owner=None, lease_expires_at=None))
+
+    await db.transaction(work)
+
+
+async def _release(session: AsyncSession, zone_id: str, owner: str) -> None:
+    await session.execute(update(Zone).where(Zone.id == zone_id, Zone.lease_owner == owner)
+                          .values(lease_owner=None, lease_expires_at=None))

@@ -1,0 +1,153 @@
+"""SQL for zones and what hangs on them (attributes, masters, shares)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime
+
+from sqlalchemy import delete, exists, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
+
+LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
+
+
+def _visible(query, project_id: str | None, all_tenants: bool):
+    """Zones the caller may see: own zones plus zones shared with the project."""
+    query = query.where(Zone.deleted == LIVE)
+    if all_tenants:
+        return query
+    shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
+    return query.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
+
+
+async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,
+              all_tenants: bool = True, for_update: bool = False) -> Zone | None:
+    query = _visible(select(Zone).where(Zone.id == zone_id), project_id, all_tenants)
+    if for_update:
+        query = query.with_for_update()
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def find(session: AsyncSession, page: Page, *, project_id: str | None, all_tenants: bool,
+               hide_catalog: bool) -> tuple[list[Zone], int]:
+    """One page of zones and the total count of matches."""
+    query = _visible(select(Zone), project_id, all_tenants)
+    if hide_catalog:
+        query = query.where(Zone.type != "CATALOG")
+    query = apply_criteria(query, Zone, page.criteria)
+    total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
+    paged = await paginate(session, query, Zone, page)
+    return list((await session.execute(paged)).scalars()), total
+
+
+async def count_for_project(session: AsyncSession, project_id: str) -> int:
+    query = select(func.count()).select_from(Zone).where(
+        Zone.tenant_id == project_id, Zone.deleted == LIVE)
+    return (await session.execute(query)).scalar_one()
+
+
+async def related_names(session: AsyncSession, name: str) -> list[Zone]:
+    """Live zones equal to, above or below ``name`` (case-insensitive), for ownership rules."""
+    lowered = name.lower()
+    labels = lowered.split(".")
+    ancestors = [".".join(labels[i:]) for i in range(1, len(labels) - 1)]
+    query = select(Zone).where(Zone.deleted == LIVE, or_(
+        func.lower(Zone.name) == lowered,
+        func.lower(Zone.name).in_(ancestors),
+        func.lower(Zone.name).like("%." + lowered),
+    ))
+    return list((await session.execute(query)).scalars())
+
+
+async def children(session: AsyncSession, zone_id: str) -> list[Zone]:
+    query = select(Zone).where(Zone.parent_zone_id == zone_id, Zone.deleted == LIVE)
+    return list((await session.execute(query)).scalars())
+
+
+async def attributes(session: AsyncSession, zone_ids: list[str]) -> dict[str, dict[str, str]]:
+    result: dict[str, dict[str, str]] = defaultdict(dict)
+    if zone_ids:
+        rows = await session.execute(select(ZoneAttribute.zone_id, ZoneAttribute.key,
+                                            ZoneAttribute.value)
+                                     .where(ZoneAttribute.zone_id.in_(zone_ids)))
+        for zone_id, key, value in rows:
+            result[zone_id][key] = value
+    return result
+
+
+async def masters(session: AsyncSession, zone_ids: list[str]) -> dict[str, list[tuple[str, int]]]:
+    result: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    if zone_ids:
+        rows = await session.execute(select(ZoneMaster.zone_id, ZoneMaster.host, ZoneMaster.port)
+                                     .where(ZoneMaster.zone_id.in_(zone_ids)))
+        for zone_id, host, port in rows:
+            result[zone_id].append((host, port))
+    return result
+
+
+async def shared_ids(session: AsyncSession, zone_ids: list[str]) -> set[str]:
+    if not zone_ids:
+        return set()
+    rows = await session.execute(select(SharedZone.zone_id).where(SharedZone.zone_id.in_(zone_ids))
+                                 .distinct())
+    return {row[0] for row in rows}
+
+
+async def is_shared_with(session: AsyncSession, zone_id: str, project_id: str | None) -> bool:
+    query = select(exists().where(SharedZone.zone_id == zone_id,
+                                  SharedZone.target_project_id == project_id))
+    return bool((await session.execute(query)).scalar())
+
+
+async def replace_attributes(session: AsyncSession, zone_id: str, values: dict[str, str]) -> None:
+    await session.execute(delete(ZoneAttribute).where(ZoneAttribute.zone_id == zone_id))
+    session.add_all(ZoneAttribute(zone_id=zone_id, key=k, value=v) for k, v in values.items())
+
+
+async def replace_masters(session: AsyncSession, zone_id: str,
+                          hosts: list[tuple[str, int]]) -> None:
+    await session.execute(delete(ZoneMaster).where(ZoneMaster.zone_id == zone_id))
+    session.add_all(ZoneMaster(zone_id=zone_id, host=h, port=p) for h, p in hosts)
+
+
+async def reparent(session: AsyncSession, new_parent: Zone) -> None:
+    """Zones of the same pool below ``new_parent`` whose nearest ancestor it now is hang on it."""
+    suffix = "." + new_parent.name.lower()
+    descendants = list((await session.execute(select(Zone).where(
+        Zone.deleted == LIVE, Zone.pool_id == new_parent.pool_id, Zone.id != new_parent.id,
+        func.lower(Zone.name).like("%" + suffix)))).scalars())
+    parent_ids = [z.parent_zone_id for z in descendants if z.parent_zone_id]
+    names = dict((await session.execute(select(Zone.id, Zone.name)
+                                        .where(Zone.id.in_(parent_ids)))).all()) if parent_ids else {}
+    for zone in descendants:
+        current = names.get(zone.parent_zone_id)
+        if current is None or len(current) < len(new_parent.name):
+            zone.parent_zone_id = new_parent.id
+
+
+async def mark_deleted(session: AsyncSession, zone_id: str, change_seq: int | None) -> bool:
+    """Soft-delete: the zone disappears from the API; purge removes it later."""
+    query = update(Zone).where(Zone.id == zone_id, Zone.deleted == LIVE)
+    if change_seq is not None:
+        query = query.where(Zone.change_seq == change_seq)
+    now = utcnow()
+    result = await session.execute(query.values(
+        status="DELETED", action="NONE", deleted=zone_id.replace("-", ""), deleted_at=now,
+        lease_owner=None, lease_expires_at=None, updated_at=now))
+    return result.rowcount == 1
+
+
+async def purge(session: AsyncSession, older_than: datetime, limit: int) -> int:
+    ids = list((await session.execute(
+        select(Zone.id).where(Zone.deleted != LIVE, Zone.deleted_at <= older_than).limit(limit)
+    )).scalars())
+    if ids:
+        await session.execute(delete(Zone).where(Zone.id.in_(ids)))
+    return len(ids)
+
+
+async def delete_shares(session: AsyncSession, zone_id: str) -> None:
+    await session.execute(delete(SharedZone).where(SharedZone.zone_id == zone_id))
