@@ -45,6 +45,7 @@ class Cli:
     """Runs ``openstack`` against one server; OS_* variables are cleared so nothing leaks in."""
 
     def __init__(self, server: ServerProcess):
+        self.server = server
         self.base = [OPENSTACK or "openstack", "--os-auth-type", "none",
                      "--os-endpoint", f"{server.api_url}/v2"]
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
@@ -55,7 +56,8 @@ class Cli:
 
     def json(self, *args: str) -> Any:
         done = self.run(*args, "-f", "json")
-        assert done.returncode == 0, f"openstack {' '.join(args)} failed:\n{done.stderr}"
+        assert done.returncode == 0, (f"openstack {' '.join(args)} failed:\n{done.stderr}\n"
+                                      f"server log:\n{self.server.log_tail()}")
         return json.loads(done.stdout) if done.stdout.strip() else None
 
 
