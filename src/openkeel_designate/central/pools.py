@@ -105,14 +105,21 @@ async def ensure_default_pool(svc: Services) -> None:
     """Create the embedded default pool when no pool exists yet (first start)."""
     async def work(session: AsyncSession) -> None:
         if await pool_store.count(session) == 0:
-            await _write_pool(session, default_pool_definition(svc))
+            pool_id = await _write_pool(session, default_pool_definition(svc))
+            await pool_store.clear_created_at(session, pool_id)  # as Designate's migration row
 
     await svc.db.transaction(work)
 
 
 async def update_from_definitions(svc: Services, definitions: list[dict[str, Any]],
                                   delete_missing: bool = False) -> list[str]:
-    """Replace pools from pools.yaml definitions; returns the ids written."""
+    """Replace pools from pools.yaml definitions; returns the ids written.
+
+    The default pool (``default_pool_id``, named ``default``) always exists first, as after
+    Designate's migrations, so a file that names it without an id updates it in place.
+    """
+    await ensure_default_pool(svc)
+
     async def work(session: AsyncSession) -> list[str]:
         existing = {p.name: p for p in await pool_store.all_pools(session)}
         written = []

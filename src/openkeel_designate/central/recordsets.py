@@ -306,6 +306,7 @@ async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
             raise errors.BadRequest("Managed records may not be deleted")
         for record in current.records:
             record.action, record.status = "DELETE", "PENDING"
+        recordset.updated_at = utcnow()
         await rs_store.delete_recordset(session, recordset.id)
         if current.records:
             mark_pending(zone)

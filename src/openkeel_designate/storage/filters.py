@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, and_, false, or_, select
+from sqlalchemy import Select, and_, false, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -85,7 +85,7 @@ async def paginate(session: AsyncSession, query: Select, model: Any, page: Page,
             keys.append(key)
     if "id" not in keys:
         keys.append("id")
-    columns = [getattr(model, key) for key in keys]
+    columns = [_sort_expression(model, key) for key in keys]
     descending = page.sort_dir == "desc"
     query = query.order_by(*[c.desc() if descending else c.asc() for c in columns])
     if page.marker is not None:
@@ -94,6 +94,12 @@ async def paginate(session: AsyncSession, query: Select, model: Any, page: Page,
     if page.limit is not None:
         query = query.limit(page.limit)
     return query
+
+
+def _sort_expression(model: Any, key: str) -> Any:
+    """Names sort case-insensitively on every engine (as on Designate's MariaDB collation)."""
+    column = getattr(model, key)
+    return func.lower(column) if key in ("name", "email") else column
 
 
 async def _marker_values(session: AsyncSession, model: Any, columns: list, marker: str) -> tuple:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.filters import Page, apply_criteria, paginate
@@ -105,3 +105,7 @@ async def clear_parts(session: AsyncSession, pool_id: str) -> None:
         PoolTargetMaster.pool_target_id.in_(target_ids)))
     for model in (PoolTarget, PoolAttribute, PoolNsRecord, PoolNameserver, PoolAlsoNotify):
         await session.execute(delete(model).where(model.pool_id == pool_id))
+
+
+async def clear_created_at(session: AsyncSession, pool_id: str) -> None:
+    await session.execute(update(Pool).where(Pool.id == pool_id).values(created_at=None))

@@ -90,6 +90,8 @@ async def _rewrite_soa(session: AsyncSession, zone: Zone) -> None:
         return
     await session.execute(update(Record).where(Record.recordset_id == soa_set.id).values(
         data=soa_data(zone, ns[0].hostname), serial=None, status="PENDING", action="UPDATE"))
+    soa_set.updated_at = utcnow()
+    soa_set.version += 1
 
 
 async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial: int) -> bool:

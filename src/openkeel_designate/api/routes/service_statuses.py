@@ -27,6 +27,9 @@ async def _list(collection: str, request: Request, ctx: RequestContext) -> Respo
     items = [render.service_status(r, base, collection) for r in rows]
     body = listing.envelope(request, "service_statuses", f"/v2/{collection}", page, items, None)
     body.pop("metadata")
+    if collection != "service_statuses":
+        # Designate cuts the self link after the collection name, absent from the alias path.
+        body["links"]["self"] = listing.base_url(request)
     return render.json_response(body)
 
 
