@@ -89,8 +89,9 @@ _WORKER = [
     cfg.BoolOpt("all_tcp", default=False),
     cfg.IntOpt("xfr_timeout", default=10),
     cfg.BoolOpt("export_synchronous", default=True),
-    cfg.IntOpt("lease_seconds", default=60,
-               help="How long a claimed zone stays owned by a worker that stops renewing."),
+    cfg.IntOpt("lease_seconds", default=10,
+               help="How long a claimed zone stays owned by a worker that stops renewing it "
+                    "(renewed every third of it while the push runs)."),
     cfg.IntOpt("concurrency", default=32, help="Zones pushed in parallel by one worker."),
 ]
 

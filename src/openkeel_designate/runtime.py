@@ -59,6 +59,9 @@ class Runtime:
     async def start(self) -> None:
         if self.db.backend == "sqlite":
             await asyncio.to_thread(migrate.upgrade, self.db.url)
+        elif not await asyncio.to_thread(migrate.is_current, self.db.url):
+            raise SystemExit("the database schema is not current: run "
+                             "'openkeel-designate manage --config-file FILE database sync' first")
         await central_pools.ensure_default_pool(self.services)
         if "nameserver" in self.roles:
             await self._start_nameserver()

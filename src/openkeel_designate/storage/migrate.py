@@ -19,6 +19,21 @@ def alembic_config(url: str) -> Config:
     return config
 
 
+def is_current(url: str) -> bool:
+    """Whether the database at ``url`` is at the latest revision."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine, pool
+
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    engine = create_engine(sync_url(url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision() == head
+    finally:
+        engine.dispose()
+
+
 def upgrade(url: str, revision: str = "head") -> None:
     """Bring the database at ``url`` to ``revision``; safe to run again."""
     command.upgrade(alembic_config(url), revision)

@@ -10,6 +10,7 @@ arrived meanwhile (``change_seq``).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -156,6 +157,37 @@ async def release_all(db: Database, owner: str) -> None:
             lease_owner=None, lease_expires_at=None))
 
     await db.transaction(work)
+
+
+async def release_dead_local(db: Database, hostname: str) -> int:
+    """Leases held by processes of this host that no longer exist are freed at once.
+
+    Owners are ``host:pid:nonce``; after a crash and restart on the same host there is no need
+    to wait for the dead process's leases to expire.
+    """
+    prefix = f"{hostname}:"
+
+    async def work(session: AsyncSession) -> int:
+        owners = (await session.execute(select(Zone.lease_owner).where(
+            Zone.lease_owner.like(prefix + "%")).distinct())).scalars().all()
+        dead = [o for o in owners if not _pid_alive(o[len(prefix):].split(":")[0])]
+        if not dead:
+            return 0
+        result = await session.execute(update(Zone).where(Zone.lease_owner.in_(dead)).values(
+            lease_owner=None, lease_expires_at=None))
+        return result.rowcount
+
+    return await db.transaction(work)
+
+
+def _pid_alive(pid_text: str) -> bool:
+    try:
+        os.kill(int(pid_text), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 async def _release(session: AsyncSession, zone_id: str, owner: str) -> None:

@@ -68,13 +68,19 @@ class Worker:
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
-        self.lease_seconds = max(worker.lease_seconds, int(self.deadline * 2) + 5)
+        self.lease_seconds = max(3, worker.lease_seconds)
 
     def wake(self) -> None:
         """Called by central after a commit; safe from any coroutine of this loop."""
         self._wake.set()
 
     async def run(self) -> None:
+        try:
+            released = await workqueue.release_dead_local(self.db, socket.gethostname())
+            if released:
+                LOG.info("took back %d zones leased by a dead process of this host", released)
+        except Exception:
+            LOG.exception("could not check leases of dead local processes")
         while not self._stopping:
             try:
                 await asyncio.wait_for(self._wake.wait(), SWEEP_SECONDS)
@@ -112,7 +118,13 @@ class Worker:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def _keep_lease(self, claimed: ClaimedZone) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            await workqueue.renew(self.db, claimed, self.owner, self.lease_seconds)
+
     async def _process(self, claimed: ClaimedZone) -> None:
+        keeper = asyncio.create_task(self._keep_lease(claimed))
         try:
             served = await asyncio.wait_for(self._push(claimed), self.deadline)
             finished = await workqueue.complete(self.db, claimed, self.owner, served)
@@ -128,6 +140,7 @@ class Worker:
             LOG.exception("zone %s: unexpected failure", claimed.name)
             await workqueue.fail(self.db, claimed, self.owner, "internal error", 5.0)
         finally:
+            keeper.cancel()
             self._running.discard(claimed.id)
             self._wake.set()
 
