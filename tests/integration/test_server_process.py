@@ -6,10 +6,13 @@ comes back on the same config and state and serves again.
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
-from support.server import ServerProcess
+from support.databases import database_exists
+from support.server import ServerProcess, builtin_pool
 
 pytestmark = pytest.mark.integration
 
@@ -38,3 +41,23 @@ def test_start_kill_restart() -> None:
         assert resp.status_code == 200
         assert "versions" in resp.json()
     assert not server.is_running()
+
+
+@pytest.mark.parametrize("kind", ["postgresql", "mysql"])
+def test_pools_file_and_throwaway_database(kind: str) -> None:
+    """pools.yaml goes through ``manage database sync`` + ``pool update``; the database is dropped at stop."""
+    server = ServerProcess(database=kind, pools=builtin_pool)
+    with server:
+        assert server.database is not None
+        database = server.database
+        assert database.url.startswith("postgresql://" if kind == "postgresql" else "mysql+pymysql://")
+        assert "manage --config-file" in server.log_path.read_text()
+        with httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as http:
+            resp = http.post("/v2/zones", json={"name": f"harness-{kind}.example.org.", "email": "h@example.org"})
+            assert resp.status_code == 202
+            zone_path = f"/v2/zones/{resp.json()['id']}"
+            deadline = time.monotonic() + 30
+            while http.get(zone_path).json()["status"] != "ACTIVE":
+                assert time.monotonic() < deadline, "zone did not become ACTIVE on the pools.yaml pool"
+                time.sleep(0.05)
+    assert not database_exists(database)

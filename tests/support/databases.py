@@ -95,6 +95,30 @@ def make_database(kind: str) -> TestDatabase:
     return db
 
 
+def database_exists(db: TestDatabase) -> bool:
+    """Whether ``db`` is still on its server (for tests of the cleanup itself)."""
+    if db.kind == "postgresql":
+        import psycopg2
+
+        host, port, user = _pg_params()
+        conn = psycopg2.connect(host=host, port=port, user=user, dbname="postgres", connect_timeout=10)
+        query, args = "SELECT 1 FROM pg_database WHERE datname = %s", (db.name,)
+    elif db.kind == "mysql":
+        import pymysql
+
+        host, port, user = _mysql_params()
+        conn = pymysql.connect(host=host, port=port, user=user, connect_timeout=10)
+        query, args = "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s", (db.name,)
+    else:
+        raise ValueError(f"cannot inspect a {db.kind!r} database")
+    try:
+        with conn.cursor() as cur:
+            cur.execute(query, args)
+            return cur.fetchone() is not None
+    finally:
+        conn.close()
+
+
 @atexit.register
 def _drop_all() -> None:
     """Drop what a crashed or forgetful caller left behind."""

@@ -108,6 +108,34 @@ def merge_options(base: Options, extra: Options | None) -> dict[str, dict[str, O
     return merged
 
 
+def builtin_pool(server: "ServerProcess") -> str:
+    """A pools.yaml whose default pool targets the server's own built-in nameserver (``pools=builtin_pool``).
+
+    It mirrors the embedded default, so a test can go through ``manage pool update`` and still get
+    zones served by the built-in nameserver.
+    """
+    return f"""---
+- name: default
+  description: built-in nameserver of the test server
+  attributes: {{}}
+  ns_records:
+    - hostname: ns1.example.net.
+      priority: 1
+  nameservers:
+    - host: 127.0.0.1
+      port: {server.ns_port}
+  targets:
+    - type: builtin
+      description: built-in nameserver
+      masters:
+        - host: 127.0.0.1
+          port: {server.mdns_port}
+      options:
+        host: 127.0.0.1
+        port: {server.ns_port}
+"""
+
+
 class ServerError(RuntimeError):
     """The server did not start or a manage command failed; the message carries the log tail."""
 
