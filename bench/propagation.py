@@ -191,7 +191,8 @@ def main() -> int:
     if args.ref and ref_figures is None:
         print("The live reference could not run; ratios are against the NOTES.md baseline (other runs, "
               "same machine type).")
-    ref_n = f"{min(args.ref_samples, args.zones)} / {min(args.ref_samples, args.records)}" if args.ref else "-"
+    ref_n = (f"{min(args.ref_samples, args.zones)} / {min(args.ref_samples, args.records)}"
+             if ref_figures is not None else "-")
     print(f"propagation samples (zones / recordsets): ours {args.zones} / {args.records}, ref {ref_n}; "
           "'answered' = ours: built-in nameserver, ref: PowerDNS; DNS polled every 5 ms")
     print(text)
