@@ -65,51 +65,62 @@ def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -
 
 # --- create ------------------------------------------------------------------------------------
 async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> ZoneView:
-    svc.policy.check("create_zone", ctx, {"project_id": ctx.project_id})
-    zone_type = values.get("type") or "PRIMARY"
-    if zone_type == "CATALOG":
-        raise errors.Forbidden(CATALOG_FORBIDDEN)
-    if not ctx.project_id:
-        raise errors.MissingProjectID("A project ID must be specified")
+    check_create_allowed(svc, ctx, values)
 
     async def work(session: AsyncSession) -> ZoneView:
-        count = await zone_store.count_for_project(session, ctx.project_id)
-        await quotas.enforce(svc, session, ctx.project_id, zones=count + 1)
-        name = values["name"]
-        await _check_name(svc, session, ctx, name)
-        ttl = values.get("ttl")
-        if ttl is None:
-            ttl = svc.conf.default_ttl
-        _check_ttl(svc, ctx, ttl)
-        related = await zone_store.related_names(session, name)
-        _check_ownership(ctx, name, related)
-        attributes = values.get("attributes") or {}
-        pool_id = await choose_pool(svc, session, ctx, attributes)
-        pool = await pool_store.get(session, pool_id)
-        if pool is None:
-            raise errors.NoValidPoolFound("There are no pools that matched your request")
-        ns_records = (await pool_store.ns_records(session, [pool_id]))[pool_id]
-        if not ns_records:
-            raise errors.NoServersConfigured()
-        same_pool = [z for z in related if z.pool_id == pool_id]
-        if any(z.name.lower() == name.lower() for z in same_pool):
-            raise errors.DuplicateZone("Duplicate Zone")
-        zone = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
-        ancestors = [z for z in same_pool if name.lower().endswith("." + z.name.lower())]
-        if ancestors:
-            zone.parent_zone_id = max(ancestors, key=lambda z: len(z.name)).id
-        session.add(zone)
-        await session.flush()
-        await zone_store.replace_attributes(session, zone.id, attributes)
-        if zone_type == "SECONDARY":
-            await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
-        await records.create_managed(session, zone, [ns.hostname for ns in ns_records])
-        await zone_store.reparent(session, zone)
-        return await view(session, zone)
+        return await view(session, await insert_zone(svc, session, ctx, values))
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+def check_create_allowed(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> None:
+    """The checks made before any transaction: policy, catalog guard, project id."""
+    svc.policy.check("create_zone", ctx, {"project_id": ctx.project_id})
+    if (values.get("type") or "PRIMARY") == "CATALOG":
+        raise errors.Forbidden(CATALOG_FORBIDDEN)
+    if not ctx.project_id:
+        raise errors.MissingProjectID("A project ID must be specified")
+
+
+async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
+                      values: dict[str, Any]) -> Zone:
+    """Every create rule inside the caller's transaction (shared by create and import)."""
+    zone_type = values.get("type") or "PRIMARY"
+    count = await zone_store.count_for_project(session, ctx.project_id)
+    await quotas.enforce(svc, session, ctx.project_id, zones=count + 1)
+    name = values["name"]
+    await _check_name(svc, session, ctx, name)
+    ttl = values.get("ttl")
+    if ttl is None:
+        ttl = svc.conf.default_ttl
+    _check_ttl(svc, ctx, ttl)
+    related = await zone_store.related_names(session, name)
+    _check_ownership(ctx, name, related)
+    attributes = values.get("attributes") or {}
+    pool_id = await choose_pool(svc, session, ctx, attributes)
+    pool = await pool_store.get(session, pool_id)
+    if pool is None:
+        raise errors.NoValidPoolFound("There are no pools that matched your request")
+    ns_records = (await pool_store.ns_records(session, [pool_id]))[pool_id]
+    if not ns_records:
+        raise errors.NoServersConfigured()
+    same_pool = [z for z in related if z.pool_id == pool_id]
+    if any(z.name.lower() == name.lower() for z in same_pool):
+        raise errors.DuplicateZone("Duplicate Zone")
+    zone = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
+    ancestors = [z for z in same_pool if name.lower().endswith("." + z.name.lower())]
+    if ancestors:
+        zone.parent_zone_id = max(ancestors, key=lambda z: len(z.name)).id
+    session.add(zone)
+    await session.flush()
+    await zone_store.replace_attributes(session, zone.id, attributes)
+    if zone_type == "SECONDARY":
+        await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
+    await records.create_managed(session, zone, [ns.hostname for ns in ns_records])
+    await zone_store.reparent(session, zone)
+    return zone
 
 
 def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_type: str,
@@ -121,9 +132,12 @@ def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_t
     return Zone(
         id=zone_id, shard=int(zone_id[:3], 16), tenant_id=ctx.project_id, name=values["name"],
         email=email, ttl=ttl, description=values.get("description"), type=zone_type,
-        refresh=random.randint(conf.default_soa_refresh_min, conf.default_soa_refresh_max),
-        retry=conf.default_soa_retry, expire=conf.default_soa_expire,
-        minimum=conf.default_soa_minimum, serial=1 if secondary else int(time.time()),
+        refresh=values.get("refresh") or random.randint(conf.default_soa_refresh_min,
+                                                        conf.default_soa_refresh_max),
+        retry=values.get("retry") or conf.default_soa_retry,
+        expire=values.get("expire") or conf.default_soa_expire,
+        minimum=conf.default_soa_minimum,
+        serial=1 if secondary else values.get("serial") or int(time.time()),
         status="PENDING", action="CREATE", pool_id=pool_id, reverse_name=values["name"][::-1],
         change_seq=1, version=1, deleted=zone_store.LIVE, created_at=utcnow(),
     )
