@@ -9,6 +9,9 @@ from openkeel_designate.backends.base import Backend, Target
 _DRIVERS = {
     "builtin": "openkeel_designate.backends.builtin",
     "fake": "openkeel_designate.backends.fake",
+    "pdns4": "openkeel_designate.backends.pdns4",
+
+    
 }
 
 
