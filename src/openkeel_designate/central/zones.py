@@ -28,11 +28,11 @@ from openkeel_designate.storage.models import Zone, new_id, utcnow
 CATALOG_FORBIDDEN = "This operation is not allowed for catalog zones."
 
 
-async def view(session: AsyncSession, zone: Zone) -> ZoneView:
-    attrs = await zone_store.attributes(session, [zone.id])
-    masters = await zone_store.masters(session, [zone.id])
-    shared = await zone_store.shared_ids(session, [zone.id])
-    return ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), zone.id in shared)
+async def view(session: AsyncSession, zone: Zone, shared: bool | None = None) -> ZoneView:
+    attrs, masters = await zone_store.extras(session, [zone.id])
+    if shared is None:
+        shared = bool(await zone_store.shared_ids(session, [zone.id]))
+    return ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), shared)
 
 
 async def load_visible(session: AsyncSession, ctx: RequestContext, zone_id: str,
@@ -203,8 +203,12 @@ def _parse_masters(masters: list[str]) -> list[tuple[str, int]]:
 # --- read --------------------------------------------------------------------------------------
 async def get_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
     async with svc.db.read() as session:
-        zone = await load_visible(session, ctx, zone_id)
-        result = await view(session, zone)
+        found = await zone_store.get_with_shared(session, zone_id, project_id=ctx.project_id,
+                                                 all_tenants=ctx.all_tenants)
+        if found is None:
+            raise errors.ZoneNotFound("Could not find Zone")
+        zone, shared = found
+        result = await view(session, zone, shared)
     shared_with_caller = zone.tenant_id != ctx.project_id
     svc.policy.check("get_zone", ctx, policy_target(zone, shared_with_caller))
     return result
@@ -219,11 +223,9 @@ async def find_zones(svc: Services, ctx: RequestContext, page: Page) -> ListResu
         rows, total = await zone_store.find(session, page, project_id=ctx.project_id,
                                             all_tenants=ctx.all_tenants,
                                             hide_catalog=not ctx.is_admin)
-        ids = [z.id for z in rows]
-        attrs = await zone_store.attributes(session, ids)
-        masters = await zone_store.masters(session, ids)
-        shared = await zone_store.shared_ids(session, ids)
-    items = [ZoneView(z, attrs.get(z.id, {}), masters.get(z.id, []), z.id in shared) for z in rows]
+        attrs, masters = await zone_store.extras(session, [z.id for z, _ in rows])
+    items = [ZoneView(z, attrs.get(z.id, {}), masters.get(z.id, []), shared)
+             for z, shared in rows]
     return ListResult(items, total)
 
 

@@ -66,7 +66,10 @@ class Database:
         self.backend = make_url(url).get_backend_name()
         if self.backend == "mariadb":
             self.backend = "mysql"
-        kwargs: dict = {}
+        # SQLite reads run outside transactions (the driver opens one only for writes, and
+        # writes always end in commit or rollback), so the reset round trip on every checkout
+        # is pure latency there.
+        kwargs: dict = {"pool_reset_on_return": None} if self.backend == "sqlite" else {}
         if self.backend != "sqlite":
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
                       "pool_recycle": recycle, "pool_pre_ping": True}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import datetime
 
-from sqlalchemy import delete, exists, func, or_, select, update
+from sqlalchemy import String, cast, delete, exists, func, literal, or_, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.filters import Page, apply_criteria, paginate
@@ -23,6 +23,13 @@ def _visible(query, project_id: str | None, all_tenants: bool):
     return query.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
 
 
+async def get_with_shared(session: AsyncSession, zone_id: str, *, project_id: str | None,
+                          all_tenants: bool) -> tuple[Zone, bool] | None:
+    query = _visible(select(Zone, shared_flag()).where(Zone.id == zone_id), project_id, all_tenants)
+    row = (await session.execute(query)).first()
+    return (row[0], bool(row[1])) if row else None
+
+
 async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,
               all_tenants: bool = True, for_update: bool = False) -> Zone | None:
     query = _visible(select(Zone).where(Zone.id == zone_id), project_id, all_tenants)
@@ -32,15 +39,16 @@ async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = N
 
 
 async def find(session: AsyncSession, page: Page, *, project_id: str | None, all_tenants: bool,
-               hide_catalog: bool) -> tuple[list[Zone], int]:
-    """One page of zones and the total count of matches."""
+               hide_catalog: bool) -> tuple[list[tuple[Zone, bool]], int]:
+    """One page of (zone, shared) and the total count of matches."""
     query = _visible(select(Zone), project_id, all_tenants)
     if hide_catalog:
         query = query.where(Zone.type != "CATALOG")
     query = apply_criteria(query, Zone, page.criteria)
     total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
-    paged = await paginate(session, query, Zone, page)
-    return list((await session.execute(paged)).scalars()), total
+    paged = await paginate(session, query.add_columns(shared_flag()), Zone, page)
+    rows = (await session.execute(paged)).all()
+    return [(zone, bool(shared)) for zone, shared in rows], total
 
 
 async def count_for_project(session: AsyncSession, project_id: str) -> int:
@@ -65,6 +73,32 @@ async def related_names(session: AsyncSession, name: str) -> list[Zone]:
 async def children(session: AsyncSession, zone_id: str) -> list[Zone]:
     query = select(Zone).where(Zone.parent_zone_id == zone_id, Zone.deleted == LIVE)
     return list((await session.execute(query)).scalars())
+
+
+async def extras(session: AsyncSession, zone_ids: list[str]
+                 ) -> tuple[dict[str, dict[str, str]], dict[str, list[tuple[str, int]]]]:
+    """Attributes and masters of several zones in one round trip (reads are latency-bound)."""
+    attrs: dict[str, dict[str, str]] = defaultdict(dict)
+    hosts: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    if not zone_ids:
+        return attrs, hosts
+    query = union_all(
+        select(literal("a"), ZoneAttribute.zone_id, ZoneAttribute.key,
+               cast(ZoneAttribute.value, String)).where(ZoneAttribute.zone_id.in_(zone_ids)),
+        select(literal("m"), ZoneMaster.zone_id, ZoneMaster.host, cast(ZoneMaster.port, String))
+        .where(ZoneMaster.zone_id.in_(zone_ids)),
+    )
+    for kind, zone_id, first, second in await session.execute(query):
+        if kind == "a":
+            attrs[zone_id][first] = second
+        else:
+            hosts[zone_id].append((first, int(second)))
+    return attrs, hosts
+
+
+def shared_flag():
+    """A column saying whether the zone has any share (rendered as ``shared``)."""
+    return exists().where(SharedZone.zone_id == Zone.id).label("shared")
 
 
 async def attributes(session: AsyncSession, zone_ids: list[str]) -> dict[str, dict[str, str]]:
