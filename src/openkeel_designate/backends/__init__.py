@@ -10,6 +10,7 @@ _DRIVERS = {
     "builtin": "openkeel_designate.backends.builtin",
     "fake": "openkeel_designate.backends.fake",
     "pdns4": "openkeel_designate.backends.pdns4",
+    "bind9": "openkeel_designate.backends.bind9",
 
     
 }
