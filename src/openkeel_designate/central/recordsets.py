@@ -204,18 +204,9 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
         rows, total = await rs_store.find(session, page, zone_id=zone_id,
                                           project_id=ctx.project_id, all_tenants=ctx.all_tenants)
         records = await rs_store.records_of(session, [r.id for r in rows])
-        zone_names = await _zone_names(session, {r.zone_id for r in rows})
+        zone_names = await zone_store.names(session, {r.zone_id for r in rows})
     items = [RecordSetView(r, records.get(r.id, []), zone_names.get(r.zone_id, "")) for r in rows]
     return ListResult(items, None if ctx.hide_counts else total)
-
-
-async def _zone_names(session: AsyncSession, zone_ids: set[str]) -> dict[str, str]:
-    names = {}
-    for zone_id in zone_ids:
-        zone = await zone_store.get(session, zone_id)
-        if zone is not None:
-            names[zone_id] = zone.name
-    return names
 
 
 async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str) -> str:

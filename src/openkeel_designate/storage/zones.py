@@ -51,6 +51,14 @@ async def find(session: AsyncSession, page: Page, *, project_id: str | None, all
     return [(zone, bool(shared)) for zone, shared in rows], total
 
 
+async def names(session: AsyncSession, zone_ids: set[str]) -> dict[str, str]:
+    """Zone id → name, for rendering recordsets of several zones."""
+    if not zone_ids:
+        return {}
+    rows = await session.execute(select(Zone.id, Zone.name).where(Zone.id.in_(zone_ids)))
+    return dict(rows.all())
+
+
 async def count_for_project(session: AsyncSession, project_id: str) -> int:
     query = select(func.count()).select_from(Zone).where(
         Zone.tenant_id == project_id, Zone.deleted == LIVE)
