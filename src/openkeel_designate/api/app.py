@@ -23,6 +23,8 @@ from openkeel_designate.api.routes import (
     reverse,
     root,
     service_statuses,
+    shares,
+    transfers,
     zones,
 )
 from openkeel_designate.central.services import Services
@@ -40,7 +42,8 @@ def create_app(services: Services) -> FastAPI:
     app = FastAPI(title="OpenKeel Designate", version="2.4", docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
-    for module in (root, zones, recordsets, pools, service_statuses, limits, reverse):
+    for module in (root, zones, recordsets, pools, service_statuses, limits, reverse,
+                   transfers, shares):
         app.include_router(module.router)
     _install_error_handlers(app)
     app.add_middleware(EdgeMiddleware, services=services)
