@@ -53,9 +53,19 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown roles: {', '.join(unknown)}")
         from openkeel_designate.runtime import serve as run_serve
 
+        _use_fast_event_loop()
         asyncio.run(run_serve(conf, roles))
         return 0
     return _manage(conf, args)
+
+
+def _use_fast_event_loop() -> None:
+    """uvloop when installed: every role (HTTP, DNS, database drivers) runs on one loop."""
+    try:
+        import uvloop
+    except ImportError:
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
 def _manage(conf, args) -> int:
