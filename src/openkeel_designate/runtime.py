@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from openkeel_designate.api.app import create_app
 from openkeel_designate.central import pools as central_pools
+from openkeel_designate.central import task_runner
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.config import database_url, parse_hostport
@@ -80,6 +81,7 @@ class Runtime:
             self._tasks.append(asyncio.create_task(self.worker.run()))
         if "api" in self.roles:
             await self._start_api()
+            self._tasks.append(asyncio.create_task(task_runner.sweep_forever(self.services)))
         names = [HEARTBEAT_NAMES[r] for r in self.roles if r in HEARTBEAT_NAMES]
         self.producer = Producer(self.services, self.worker.owner if self.worker else
                                  f"{self.conf.host}:{os.getpid()}", names)

@@ -25,6 +25,9 @@ from openkeel_designate.api.routes import (
     service_statuses,
     shares,
     transfers,
+    zone_actions,
+    zone_exports,
+    zone_imports,
     zones,
 )
 from openkeel_designate.central.services import Services
@@ -43,7 +46,8 @@ def create_app(services: Services) -> FastAPI:
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
     for module in (root, zones, recordsets, pools, service_statuses, limits, reverse,
-                   transfers, shares):
+                   transfers, shares,
+                   zone_imports, zone_exports, zone_actions):
         app.include_router(module.router)
     _install_error_handlers(app)
     app.add_middleware(EdgeMiddleware, services=services)

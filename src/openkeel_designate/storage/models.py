@@ -289,7 +289,9 @@ class ZoneTask(_Timestamps, Base):
     message: Mapped[str | None] = mapped_column(String(160))
     status: Mapped[str] = mapped_column(String(16), default="PENDING")
     location: Mapped[str | None] = mapped_column(String(160))
-    payload: Mapped[str | None] = mapped_column(Text)
+    # Whole zone files: LONGTEXT on MySQL/MariaDB, where TEXT stops at 64 KiB (migration 0002).
+    payload: Mapped[str | None] = mapped_column(
+        Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb"))
 
 
 class ZoneTransferRequest(_Timestamps, Base):

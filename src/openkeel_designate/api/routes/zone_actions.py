@@ -1,0 +1,55 @@
+"""``/v2/zones/{zone_id}/tasks/{abandon,xfr,pool_move}``: answers with empty bodies.
+
+Designate answers abandon with 204, xfr and pool_move with 202 and an empty string; when the
+zone is not in the state the call should have left it in, it answers an empty 500 (kept).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from openkeel_designate.api import listing, render
+from openkeel_designate.api.body import read_json
+from openkeel_designate.api.context import build_context
+from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.schemas import zone as zone_schema
+from openkeel_designate.central import zone_actions as central
+from openkeel_designate.central import zones as central_zones
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+
+router = APIRouter()
+
+
+@router.post("/v2/zones/{zone_id}/tasks/abandon")
+async def abandon(zone_id: str, request: Request,
+                  ctx: RequestContext = Depends(build_context)) -> Response:
+    gone = await central.abandon_zone(request.app.state.services, ctx,
+                                      uuid_param("zone_id", zone_id))
+    return Response(status_code=204 if gone else 500)
+
+
+@router.get("/v2/zones/{zone_id}/tasks/abandon")
+async def abandon_get(zone_id: str) -> Response:
+    raise errors.MethodNotAllowed()
+
+
+@router.post("/v2/zones/{zone_id}/tasks/xfr")
+async def xfr(zone_id: str, request: Request,
+              ctx: RequestContext = Depends(build_context)) -> Response:
+    await central.xfr_zone(request.app.state.services, ctx, uuid_param("zone_id", zone_id))
+    return Response(b"", 202)
+
+
+@router.post("/v2/zones/{zone_id}/tasks/pool_move")
+async def pool_move(zone_id: str, request: Request,
+                    ctx: RequestContext = Depends(build_context)) -> Response:
+    uuid_param("zone_id", zone_id)
+    svc = request.app.state.services
+    body = await read_json(request)
+    current = render.zone(await central_zones.get_zone(svc, ctx, zone_id),
+                          listing.base_url(request))
+    values = zone_schema.UPDATE.parse(body, current, update=True)
+    zone = await central.pool_move_zone(svc, ctx, zone_id, values.get("pool_id"))
+    return Response(b"", 202 if zone.status == "PENDING" else 500)

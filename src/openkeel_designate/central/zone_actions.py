@@ -1,0 +1,129 @@
+"""Zone tasks that act on the zone itself: abandon, xfr and pool move (lifecycle.md §5, §9, §10).
+
+Abandon forgets a zone without telling any nameserver (the operator takes it over by hand);
+pool move re-homes a zone and its apex NS on another pool; xfr asks for a fresh transfer of a
+SECONDARY zone from its masters.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central.records import new_record, new_recordset
+from openkeel_designate.central.scheduler import choose_pool
+from openkeel_designate.central.services import Services
+from openkeel_designate.central.zones import (
+    CATALOG_FORBIDDEN,
+    load_visible,
+    mark_pending,
+    policy_target,
+)
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.models import Zone, utcnow
+
+
+# --- abandon -----------------------------------------------------------------------------------
+async def abandon_zone(svc: Services, ctx: RequestContext, zone_id: str) -> bool:
+    """Soft-delete at once, backends untouched; True when the zone is gone (else a 500)."""
+    async def work(session: AsyncSession) -> bool:
+        zone = await load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("abandon_zone", ctx, policy_target(zone))
+        if zone.type == "CATALOG":
+            raise errors.Forbidden(CATALOG_FORBIDDEN)
+        shared = await zone_store.shared_ids(session, [zone.id])
+        if shared and not ctx.delete_shares:
+            raise errors.ZoneShared(
+                "This zone is shared with other projects, please remove these shares before "
+                "deletion or use the delete-shares modifier to override this warning.")
+        if await zone_store.children(session, zone.id):
+            raise errors.ZoneHasSubZone("Please delete any subzones before deleting this zone")
+        if shared:
+            await zone_store.delete_shares(session, zone.id)
+        zone.change_seq += 1  # a push in flight must not report this zone ACTIVE again
+        await session.flush()
+        return await zone_store.mark_deleted(session, zone.id, None)
+
+    return await svc.db.transaction(work)
+
+
+# --- xfr ---------------------------------------------------------------------------------------
+async def xfr_zone(svc: Services, ctx: RequestContext, zone_id: str) -> None:
+    """Only SECONDARY zones; the zone is queued for the worker to refresh from its masters."""
+    async def work(session: AsyncSession) -> None:
+        zone = await load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("xfr_zone", ctx, policy_target(zone))
+        if zone.type != "SECONDARY":
+            raise errors.BadRequest("Can't XFR a non Secondary zone.")
+        if zone.action == "DELETE":
+            return
+        zone.updated_at = utcnow()
+        mark_pending(zone, "UPDATE", bump_serial=False)
+
+    await svc.db.transaction(work)
+    svc.wake_worker()
+
+
+# --- pool move ---------------------------------------------------------------------------------
+async def pool_move_zone(svc: Services, ctx: RequestContext, zone_id: str,
+                         target_pool_id: str | None) -> Zone:
+    """Move to ``target_pool_id`` (or the scheduler's choice); the zone is PENDING afterwards."""
+    async def work(session: AsyncSession) -> Zone:
+        zone = await load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("pool_move_zone", ctx, policy_target(zone))
+        if zone.action == "DELETE":
+            raise errors.BadRequest("Can not move a deleting zone")
+        target = await _target_pool(svc, session, ctx, zone, target_pool_id)
+        ns = (await pool_store.ns_records(session, [target]))[target]
+        if not ns:
+            raise errors.NoServersConfigured()
+        await _replace_apex_ns(session, zone, [row.hostname for row in ns])
+        zone.pool_id = target
+        conf = svc.conf
+        zone.refresh = random.randint(conf.default_soa_refresh_min, conf.default_soa_refresh_max)
+        zone.updated_at = utcnow()
+        # A new serial (unlike Designate) so the new pool's nameservers transfer the zone.
+        mark_pending(zone, "UPDATE", bump_serial=True)
+        return zone
+
+    zone = await svc.db.transaction(work)
+    svc.wake_worker()
+    return zone
+
+
+async def _target_pool(svc: Services, session: AsyncSession, ctx: RequestContext, zone: Zone,
+                       requested: str | None) -> str:
+    if requested:
+        if requested == zone.pool_id:
+            raise errors.BadRequest("Target pool must be different for zone pool move")
+        if await pool_store.get(session, requested) is None:
+            raise errors.BadRequest("Target pool does not exist")
+        return requested
+    attributes: dict[str, Any] = (await zone_store.attributes(session, [zone.id])).get(zone.id, {})
+    chosen = await choose_pool(svc, session, ctx, attributes)
+    if chosen == zone.pool_id:
+        raise errors.BadRequest("No valid pool selected")
+    return chosen
+
+
+async def _replace_apex_ns(session: AsyncSession, zone: Zone, hostnames: list[str]) -> None:
+    """The apex NS becomes the new pool's hostnames: removed ones go, added ones come."""
+    if zone.type != "PRIMARY":
+        return
+    recordset = await rs_store.find_one(session, zone.id, zone.name, "NS")
+    if recordset is None:
+        recordset = new_recordset(zone, zone.name, "NS")
+        session.add(recordset)
+        await session.flush()
+    current = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
+    await rs_store.delete_records(session, [r.id for r in current if r.data not in hostnames])
+    kept = {r.data for r in current}
+    session.add_all(new_record(zone, recordset, host, managed=True, action="UPDATE")
+                    for host in hostnames if host not in kept)
+    recordset.updated_at = utcnow()

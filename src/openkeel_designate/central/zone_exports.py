@@ -1,0 +1,115 @@
+"""Zone exports: a task row whose file is rendered on every download.
+
+As in Designate with ``[service:worker] export_synchronous`` (the default), an export only
+records that the zone may be downloaded (``location = designate://...``); the text itself is
+rendered from storage at each ``GET .../export``, so it always shows the current records.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central import quotas, task_runner, zonefile
+from openkeel_designate.central.services import Services
+from openkeel_designate.central.views import ListResult
+from openkeel_designate.central.zones import load_visible, policy_target
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage import zonetasks as task_store
+from openkeel_designate.storage.filters import Page
+from openkeel_designate.storage.models import ZoneTask, new_id, utcnow
+
+NOT_FOUND = "Could not find ZoneExport"
+LOCATION_PREFIX = "designate://"
+
+
+def location(task_id: str) -> str:
+    return f"{LOCATION_PREFIX}v2/zones/tasks/exports/{task_id}/export"
+
+
+# --- requests ----------------------------------------------------------------------------------
+async def create_zone_export(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneTask:
+    async def work(session: AsyncSession) -> ZoneTask:
+        zone = await load_visible(session, ctx, zone_id)
+        svc.policy.check("create_zone_export", ctx, policy_target(zone))
+        if not ctx.project_id:
+            raise errors.MissingProjectID("A project ID must be specified")
+        await quotas.enforce(svc, session, ctx.project_id,
+                             api_export_size=await rs_store.count_in_zone(session, zone.id))
+        task = ZoneTask(id=new_id(), version=1, tenant_id=ctx.project_id, zone_id=zone.id,
+                        task_type=task_store.EXPORT, status="PENDING", created_at=utcnow())
+        session.add(task)
+        return task
+
+    task = await svc.db.transaction(work)
+    task_runner.start(svc, task.id)
+    return task
+
+
+async def get_zone_export(svc: Services, ctx: RequestContext, task_id: str) -> ZoneTask:
+    svc.policy.check("get_zone_export", ctx, {"project_id": ctx.project_id})
+    async with svc.db.read() as session:
+        return await _visible(session, ctx, task_id)
+
+
+async def find_zone_exports(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
+    svc.policy.check("find_zone_exports", ctx, {"project_id": ctx.project_id})
+    async with svc.db.read() as session:
+        rows, total = await task_store.find(session, page, task_store.EXPORT,
+                                            project_id=ctx.project_id, all_tenants=ctx.all_tenants)
+    return ListResult(rows, total)
+
+
+async def delete_zone_export(svc: Services, ctx: RequestContext, task_id: str) -> None:
+    async def work(session: AsyncSession) -> None:
+        task = await _visible(session, ctx, task_id)
+        svc.policy.check("delete_zone_export", ctx, {"project_id": task.tenant_id})
+        await task_store.remove(session, task.id)
+
+    await svc.db.transaction(work)
+
+
+async def export_file(svc: Services, ctx: RequestContext, task_id: str) -> str:
+    """The zone file of a finished export (the zone as it is now)."""
+    svc.policy.check("zone_export", ctx, {"project_id": ctx.project_id})
+    async with svc.db.read() as session:
+        task = await _visible(session, ctx, task_id)
+        svc.policy.check("get_zone_export", ctx, {"project_id": task.tenant_id})
+        if not (task.location or "").startswith(LOCATION_PREFIX):
+            raise errors.BadRequest("Zone can not be exported synchronously")
+        zone = await load_visible(session, ctx, task.zone_id or "")
+        svc.policy.check("get_zone", ctx, policy_target(zone))
+        return await zonefile.zone_file(session, zone)
+
+
+async def _visible(session: AsyncSession, ctx: RequestContext, task_id: str) -> ZoneTask:
+    task = await task_store.get(session, task_id, task_store.EXPORT, project_id=ctx.project_id,
+                                all_tenants=ctx.all_tenants)
+    if task is None:
+        raise errors.ZoneExportNotFound(NOT_FOUND)
+    return task
+
+
+# --- the export itself -------------------------------------------------------------------------
+async def run_export(svc: Services, task_id: str) -> None:
+    """Check the size again and make the export downloadable (or say why not)."""
+    async def work(session: AsyncSession) -> None:
+        task = await task_store.lock_pending(session, task_id)
+        if task is None:
+            return
+        zone = await zone_store.get(session, task.zone_id or "")
+        if zone is None:
+            task_store.finish(task, "ERROR", "Could not find Zone")
+            return
+        size = await rs_store.count_in_zone(session, zone.id)
+        limits = await quotas.effective(svc, session, task.tenant_id)
+        if 0 <= limits["api_export_size"] < size:
+            task_store.finish(task, "ERROR", "Zone is too large to export")
+        elif svc.conf["service:worker"].export_synchronous:
+            task_store.finish(task, "COMPLETE", None, location=location(task.id))
+        else:
+            task_store.finish(task, "ERROR", "No suitable method for export")
+
+    await svc.db.transaction(work)
