@@ -17,6 +17,8 @@ from openkeel_designate.api.body import NotAnObject
 from openkeel_designate.api.errors import error_body, render_error, render_unexpected, request_id
 from openkeel_designate.api.render import json_response
 from openkeel_designate.api.routes import (
+    admin,
+    blacklists,
     limits,
     pools,
     recordsets,
@@ -24,7 +26,9 @@ from openkeel_designate.api.routes import (
     root,
     service_statuses,
     shares,
+    tlds,
     transfers,
+    tsigkeys,
     zone_actions,
     zone_exports,
     zone_imports,
@@ -46,6 +50,7 @@ def create_app(services: Services) -> FastAPI:
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
     for module in (root, zones, recordsets, pools, service_statuses, limits, reverse,
+                   tlds, tsigkeys, blacklists, admin,
                    transfers, shares,
                    zone_imports, zone_exports, zone_actions):
         app.include_router(module.router)

@@ -6,6 +6,7 @@ from openkeel_designate.central import quotas
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import quotas as quota_store
 
 
 async def get_limits(svc: Services, ctx: RequestContext) -> dict[str, int]:
@@ -34,3 +35,39 @@ async def get_quotas(svc: Services, ctx: RequestContext, project_id: str | None)
     svc.policy.check("get_quotas", ctx, target)
     async with svc.db.read() as session:
         return await quotas.effective(svc, session, project_id)
+
+
+def _check_project(svc: Services, ctx: RequestContext, rule: str, project_id: str) -> None:
+    """Policy first, then Designate's own rule: another project needs all_projects."""
+    target: dict = {"project_id": project_id}
+    if ctx.all_tenants:
+        target["all_tenants"] = True
+    svc.policy.check(rule, ctx, target)
+    if project_id != ctx.project_id and not ctx.all_tenants:
+        raise errors.Forbidden()
+
+
+async def set_quotas(svc: Services, ctx: RequestContext, project_id: str,
+                     values: dict[str, int]) -> dict[str, int]:
+    """Store each ``resource: limit`` override, then answer the project's full quota set."""
+    if not ctx.project_id and not ctx.all_tenants:
+        raise errors.MissingProjectID("A project ID must be specified")
+    if values:
+        _check_project(svc, ctx, "set_quota", project_id)
+
+        async def work(session) -> None:
+            for resource, limit in values.items():
+                await quota_store.set_limit(session, project_id, resource, limit)
+
+        await svc.db.transaction(work)
+    return await get_quotas(svc, ctx, project_id)
+
+
+async def reset_quotas(svc: Services, ctx: RequestContext, project_id: str) -> None:
+    """Forget the project's overrides: the configured defaults apply again."""
+    _check_project(svc, ctx, "reset_quotas", project_id)
+
+    async def work(session) -> None:
+        await quota_store.reset(session, project_id)
+
+    await svc.db.transaction(work)

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.central import zone_ns
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
@@ -176,3 +177,58 @@ async def _write_pool(session: AsyncSession, definition: dict[str, Any],
                                          port=int(master.get("port", 5354))))
     await session.flush()
     return pool.id
+
+
+async def update_pool(svc: Services, ctx: RequestContext, pool_id: str,
+                      values: dict[str, Any]) -> PoolView:
+    """Deprecated in Designate but answered: new NS records are applied to the pool's zones."""
+    svc.policy.check("update_pool", ctx)
+
+    async def work(session: AsyncSession) -> PoolView:
+        pool = await pool_store.get(session, pool_id)
+        if pool is None:
+            raise errors.PoolNotFound("Could not find Pool")
+        name = values.get("name")
+        if name is not None and name != pool.name and any(
+                p.name == name for p in await pool_store.all_pools(session)):
+            raise errors.DuplicatePool("Duplicate Pool")
+        for key in ("name", "description"):
+            if key in values and (values[key] is not None or key == "description"):
+                setattr(pool, key, values[key])
+        if values.get("attributes") is not None:
+            await pool_store.replace_attributes(session, pool.id, values["attributes"])
+        if values.get("ns_records") is not None:
+            await _replace_ns_records(session, pool, values["ns_records"])
+        pool.version = (pool.version or 0) + 1
+        pool.updated_at = utcnow()
+        await session.flush()
+        return (await _views(session, [pool]))[0]
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result
+
+
+async def _replace_ns_records(session: AsyncSession, pool: Pool,
+                              ns_records: list[dict[str, Any]]) -> None:
+    if not ns_records:
+        raise errors.LastServerDeleteNotAllowed("Not allowed to delete last of servers")
+    wanted = [(int(ns["priority"]), ns["hostname"]) for ns in ns_records]
+    current = (await pool_store.ns_records(session, [pool.id]))[pool.id]
+    if sorted(wanted) == sorted((ns.priority, ns.hostname) for ns in current):
+        return
+    await pool_store.replace_ns_records(session, pool.id, wanted)
+    await zone_ns.apply_pool_ns(session, pool.id, [host for _, host in sorted(wanted)])
+
+
+async def delete_pool(svc: Services, ctx: RequestContext, pool_id: str) -> None:
+    svc.policy.check("delete_pool", ctx)
+
+    async def work(session: AsyncSession) -> None:
+        if await pool_store.get(session, pool_id) is None:
+            raise errors.PoolNotFound("Could not find Pool")
+        if await pool_store.count_active_zones(session, pool_id):
+            raise errors.InvalidOperation("pool must not contain zones")
+        await pool_store.delete_pool(session, pool_id)
+
+    await svc.db.transaction(work)

@@ -149,9 +149,11 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
         _check_ttl(svc, ctx, values.get("ttl"))
         await _check_placement(session, zone, name, rtype,
                                svc.conf["service:central"].max_recordset_name_len)
+        # Two checks as in Designate: the recordset count first, then the records.
+        await quotas.enforce(svc, session, zone.tenant_id,
+                             zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
         await quotas.enforce(
             svc, session, zone.tenant_id,
-            zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1,
             zone_records=await rs_store.count_unmanaged_records(session, zone.id) + len(data),
             recordset_records=len(data))
         recordset = new_recordset(zone, name, rtype, values.get("ttl"), values.get("description"),

@@ -18,7 +18,9 @@ from openkeel_designate.storage.models import (
     PoolTarget,
     PoolTargetMaster,
     PoolTargetOption,
+    Zone,
 )
+from openkeel_designate.storage.zones import LIVE
 
 
 @dataclass
@@ -109,3 +111,33 @@ async def clear_parts(session: AsyncSession, pool_id: str) -> None:
 
 async def clear_created_at(session: AsyncSession, pool_id: str) -> None:
     await session.execute(update(Pool).where(Pool.id == pool_id).values(created_at=None))
+
+
+async def count_active_zones(session: AsyncSession, pool_id: str) -> int:
+    """Live zones of the pool that are not being deleted (they block a pool's deletion)."""
+    query = select(func.count()).select_from(Zone).where(
+        Zone.pool_id == pool_id, Zone.deleted == LIVE, Zone.action != "DELETE")
+    return (await session.execute(query)).scalar_one()
+
+
+async def live_zones(session: AsyncSession, pool_id: str) -> list[Zone]:
+    query = select(Zone).where(Zone.pool_id == pool_id, Zone.deleted == LIVE,
+                               Zone.action != "DELETE").with_for_update()
+    return list((await session.execute(query)).scalars())
+
+
+async def replace_ns_records(session: AsyncSession, pool_id: str,
+                             ns_records: list[tuple[int, str]]) -> None:
+    await session.execute(delete(PoolNsRecord).where(PoolNsRecord.pool_id == pool_id))
+    session.add_all(PoolNsRecord(pool_id=pool_id, priority=priority, hostname=hostname)
+                    for priority, hostname in ns_records)
+
+
+async def replace_attributes(session: AsyncSession, pool_id: str, values: dict[str, str]) -> None:
+    await session.execute(delete(PoolAttribute).where(PoolAttribute.pool_id == pool_id))
+    session.add_all(PoolAttribute(pool_id=pool_id, key=k, value=v) for k, v in values.items())
+
+
+async def delete_pool(session: AsyncSession, pool_id: str) -> None:
+    await clear_parts(session, pool_id)
+    await session.execute(delete(Pool).where(Pool.id == pool_id))

@@ -1,4 +1,4 @@
-"""``/v2/limits`` and ``/v2/quotas`` (read)."""
+"""``/v2/limits`` and ``/v2/quotas`` (read, set per resource, reset)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from openkeel_designate.api import render
+from openkeel_designate.api.body import read_json
 from openkeel_designate.api.context import build_context
+from openkeel_designate.api.schemas.admin import quota_values
 from openkeel_designate.central import limits as central
 from openkeel_designate.domain.context import RequestContext
 
@@ -29,3 +31,18 @@ async def get_quotas(project_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
     return render.json_response(
         await central.get_quotas(request.app.state.services, ctx, project_id))
+
+
+@router.patch("/v2/quotas/{project_id}")
+async def set_quotas(project_id: str, request: Request,
+                     ctx: RequestContext = Depends(build_context)) -> Response:
+    values = quota_values(await read_json(request))
+    return render.json_response(
+        await central.set_quotas(request.app.state.services, ctx, project_id, values))
+
+
+@router.delete("/v2/quotas/{project_id}")
+async def reset_quotas(project_id: str, request: Request,
+                       ctx: RequestContext = Depends(build_context)) -> Response:
+    await central.reset_quotas(request.app.state.services, ctx, project_id)
+    return Response(status_code=204)

@@ -1,6 +1,8 @@
-"""``/v2/pools`` (read; create is deprecated but answered)."""
+"""``/v2/pools`` (read; create, update and delete are deprecated but answered)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
@@ -16,14 +18,38 @@ from openkeel_designate.domain.context import RequestContext
 
 router = APIRouter()
 
+_NS_RECORD = Resource(
+    name="ns_record",
+    writable={"priority": f.Field(f.integer(1, 10000), nullable=False),
+              "hostname": f.Field(f.domain, nullable=False)},
+    required=("priority", "hostname"),
+)
+
+
+def ns_records(name: str, value: Any) -> list[dict[str, Any]] | None:
+    """A list of ``{priority, hostname}`` objects, each parsed with the adapter rules."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise f.FieldError(f"An object of type {type(value).__name__} is not a list")
+    parsed = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise f.FieldError(f"'{type(item).__name__}' object has no attribute 'items'",
+                               "AttributeError")
+        parsed.append(_NS_RECORD.parse(item))
+    return parsed
+
+
 LIST = listing.ListSpec(filters=("name",), sort_keys=("created_at", "id", "updated_at", "name"))
 CREATE = Resource(
     name="pool",
     writable={"name": f.Field(f.string(50), nullable=False), "description": f.Field(f.string(160)),
-              "attributes": f.Field(f.string_map()), "ns_records": f.Field(lambda n, v: v)},
+              "attributes": f.Field(f.string_map()), "ns_records": f.Field(ns_records)},
     read_only=("id", "project_id", "created_at", "updated_at", "links"),
     required=("name",),
 )
+UPDATE = Resource(name="pool", writable=CREATE.writable, read_only=CREATE.read_only)
 
 
 @router.get("/v2/pools")
@@ -50,3 +76,23 @@ async def get_pool(pool_id: str, request: Request,
                    ctx: RequestContext = Depends(build_context)) -> Response:
     view = await central.get_pool(request.app.state.services, ctx, uuid_param("pool_id", pool_id))
     return render.json_response(render.pool(view, listing.base_url(request)))
+
+
+@router.patch("/v2/pools/{pool_id}")
+async def update_pool(pool_id: str, request: Request,
+                      ctx: RequestContext = Depends(build_context)) -> Response:
+    svc = request.app.state.services
+    uuid_param("pool_id", pool_id)
+    body = await read_json(request)
+    base = listing.base_url(request)
+    current = render.pool(await central.get_pool(svc, ctx, pool_id), base)
+    values = UPDATE.parse(body, current, update=True)
+    view = await central.update_pool(svc, ctx, pool_id, values)
+    return render.json_response(render.pool(view, base), 202)
+
+
+@router.delete("/v2/pools/{pool_id}")
+async def delete_pool(pool_id: str, request: Request,
+                      ctx: RequestContext = Depends(build_context)) -> Response:
+    await central.delete_pool(request.app.state.services, ctx, uuid_param("pool_id", pool_id))
+    return Response(status_code=204)
