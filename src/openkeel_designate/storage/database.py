@@ -17,7 +17,9 @@ from typing import TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+
+from openkeel_designate.domain import errors
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 LOG = logging.getLogger(__name__)
@@ -91,8 +93,11 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:
         """A session for reads only (no lock taken on SQLite)."""
-        async with self.sessions() as session:
-            yield session
+        try:
+            async with self.sessions() as session:
+                yield session
+        except (OperationalError, InterfaceError, OSError) as exc:
+            raise _unavailable(exc) from exc
 
     @asynccontextmanager
     async def _write_session(self) -> AsyncIterator[AsyncSession]:
@@ -111,15 +116,24 @@ class Database:
             try:
                 async with self._write_session() as session:
                     return await work(session)
-            except (OperationalError, DBAPIError) as exc:
+            except IntegrityError as exc:
+                # A concurrent writer won a race the rules checked before writing.
+                raise errors.Duplicate("Duplicate resource") from exc
+            except (OperationalError, InterfaceError, OSError) as exc:
                 if attempt == attempts or not _is_retryable(exc):
-                    raise
+                    raise _unavailable(exc) from exc
                 LOG.info("retrying transaction after %s (attempt %d)", exc.__class__.__name__, attempt)
                 await asyncio.sleep(random.uniform(0.005, 0.05) * attempt)
         raise AssertionError("unreachable")
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+def _unavailable(exc: Exception) -> errors.ServiceUnavailable:
+    """The database is down or restarting: clients get a 503 to retry, not a 500."""
+    LOG.warning("database unavailable: %s", exc)
+    return errors.ServiceUnavailable("The database is unavailable, please retry later")
 
 
 def _is_retryable(exc: Exception) -> bool:

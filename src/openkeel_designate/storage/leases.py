@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy import or_, select, update
-from sqlalchemy.exc import IntegrityError
 
+from openkeel_designate.domain import errors
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Lease, utcnow
 
@@ -28,5 +28,5 @@ async def acquire(db: Database, name: str, owner: str, seconds: float) -> bool:
 
     try:
         return await db.transaction(work)
-    except IntegrityError:  # another process inserted it first
+    except errors.Duplicate:  # another process inserted it first
         return False
