@@ -11,8 +11,7 @@ _DRIVERS = {
     "fake": "openkeel_designate.backends.fake",
     "pdns4": "openkeel_designate.backends.pdns4",
     "bind9": "openkeel_designate.backends.bind9",
-
-    
+    "knot": "openkeel_designate.backends.knot",
 }
 
 
