@@ -149,13 +149,15 @@ class ServerProcess:
     ``pools``: pools.yaml text, or a callable given this server (for its ports); when set,
     ``database sync`` and ``pool update`` run before ``serve``.
     ``options``: extra config sections, merged over the defaults written here.
+    ``roles``: ``serve --roles`` (default: every role); the API role is needed to become ready.
     """
 
     def __init__(self, *, options: Options | None = None, database: str | TestDatabase = "sqlite",
                  pools: PoolsSource | None = None, state_dir: str | os.PathLike[str] | None = None,
                  project: str = "okd-test", wait_dns: bool = False, start_timeout: float = 60.0,
-                 env: Mapping[str, str] | None = None):
+                 env: Mapping[str, str] | None = None, roles: str | None = None):
         self._extra_options = options
+        self.roles = roles
         self._database_spec = database
         self._pools = pools
         self._own_state = state_dir is None
@@ -356,6 +358,8 @@ class ServerProcess:
 
     def _launch(self) -> None:
         cmd = [*server_command(), "serve", "--config-file", str(self.config_path)]
+        if self.roles:
+            cmd += ["--roles", self.roles]
         self._log_file = open(self.log_path, "ab")
         self._log_file.write(f"\n$ {' '.join(cmd)}\n".encode())
         self._log_file.flush()

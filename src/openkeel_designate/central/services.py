@@ -6,12 +6,14 @@ pending.  Correctness never depends on it; the zone row is the durable work item
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from oslo_config import cfg
 
 from openkeel_designate.central.policy import Policy
+from openkeel_designate.storage import wakeup
 from openkeel_designate.storage.database import Database
 
 
@@ -21,7 +23,12 @@ class Services:
     db: Database
     policy: Policy
     wake_listeners: list[Callable[[], None]] = field(default_factory=list)
+    _announcements: set = field(default_factory=set, repr=False)
 
     def wake_worker(self) -> None:
         for listener in self.wake_listeners:
             listener()
+        if self.db.backend == "postgresql":
+            task = asyncio.get_running_loop().create_task(wakeup.announce(self.db))
+            self._announcements.add(task)
+            task.add_done_callback(self._announcements.discard)

@@ -29,12 +29,12 @@ from openkeel_designate.backends.base import (
 from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
 from openkeel_designate.domain.serial import serial_ge
 from openkeel_designate.storage import pools as pool_store
-from openkeel_designate.storage import workqueue
+from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.workqueue import ClaimedZone
 
 LOG = logging.getLogger(__name__)
-SWEEP_SECONDS = 1.0
+SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.5
 RENOTIFY_SECONDS = 1.0
@@ -75,6 +75,17 @@ class Worker:
         self._wake.set()
 
     async def run(self) -> None:
+        listener = wakeup.Listener(self.db, self.wake)
+        try:
+            await listener.start()
+        except Exception:
+            LOG.exception("no cross-process wake-ups; sweeping every %.1f s", SWEEP_SECONDS)
+        try:
+            await self._serve()
+        finally:
+            await listener.stop()
+
+    async def _serve(self) -> None:
         try:
             released = await workqueue.release_dead_local(self.db, socket.gethostname())
             if released:
