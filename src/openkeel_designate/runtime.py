@@ -100,6 +100,11 @@ class Runtime:
         self._dns.append(server)
 
     async def _start_api(self) -> None:
+        if self.conf["service:api"].auth_strategy != "noauth":
+            # Never serve unauthenticated when the operator asked for Keystone.
+            raise SystemExit("[service:api] auth_strategy = keystone is not available in this "
+                             "version; use noauth behind a trusted proxy or wait for Keystone "
+                             "support")
         app = create_app(self.services)
         for address in self.conf["service:api"].listen:
             host, port = parse_hostport(address, 9001)
