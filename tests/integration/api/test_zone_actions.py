@@ -1,0 +1,86 @@
+"""Abandon, xfr and pool move over the v2 API on every database engine."""
+
+from __future__ import annotations
+
+from conftest import project
+
+A = project("act-a")
+ADMIN = project("act-a", "admin")
+SECONDARY = {"name": "sec.example.", "type": "SECONDARY", "masters": ["192.0.2.53"]}
+
+
+async def create(client, name: str, **extra) -> dict:
+    body = {"name": name, "email": "hostmaster@example.org", **extra}
+    if extra.get("type") == "SECONDARY":
+        body.pop("email")
+    response = await client.post("/v2/zones", json=body, headers=A)
+    assert response.status_code == 202, response.text
+    return response.json()
+
+
+async def test_abandon_forgets_the_zone_at_once(client):
+    zone = await create(client, "abandon.example.")
+    url = f"/v2/zones/{zone['id']}/tasks/abandon"
+    assert (await client.post(url, headers=A)).status_code == 403
+    not_allowed = await client.get(url, headers=ADMIN)
+    assert not_allowed.status_code == 405 and not_allowed.json()["type"] == "method_not_allowed"
+    response = await client.post(url, headers=ADMIN)
+    assert response.status_code == 204 and response.content == b""
+    assert (await client.get(f"/v2/zones/{zone['id']}", headers=A)).status_code == 404
+    again = await client.post(url, headers=ADMIN)
+    assert again.status_code == 404 and again.json()["type"] == "zone_not_found"
+    assert (await create(client, "abandon.example."))["name"] == "abandon.example."
+
+
+async def test_abandon_refuses_a_zone_with_children(client):
+    parent = await create(client, "parent.example.")
+    await create(client, "child.parent.example.")
+    response = await client.post(f"/v2/zones/{parent['id']}/tasks/abandon", headers=ADMIN)
+    assert response.status_code == 400 and response.json()["type"] == "zone_has_sub_zone"
+
+
+async def test_xfr_only_for_secondary_zones(client):
+    primary = await create(client, "primary.example.")
+    response = await client.post(f"/v2/zones/{primary['id']}/tasks/xfr", headers=A)
+    assert response.status_code == 400
+    assert response.json()["message"] == "Can't XFR a non Secondary zone."
+    secondary = await create(client, **SECONDARY)
+    response = await client.post(f"/v2/zones/{secondary['id']}/tasks/xfr", headers=A)
+    assert response.status_code == 202 and response.content == b""
+    zone = (await client.get(f"/v2/zones/{secondary['id']}", headers=A)).json()
+    assert zone["status"] == "PENDING"
+    bad = await client.post("/v2/zones/nope/tasks/xfr", headers=A)
+    assert bad.status_code == 400 and bad.json()["type"] == "invalid_uuid"
+
+
+async def test_pool_move_rules(client):
+    zone = await create(client, "move.example.")
+    url = f"/v2/zones/{zone['id']}/tasks/pool_move"
+    assert (await client.post(url, json={}, headers=A)).status_code == 403
+    cases = [
+        ({"pool_id": zone["pool_id"]}, "Target pool must be different for zone pool move"),
+        ({"pool_id": "0f0e0d0c-0b0a-4908-8706-050403020100"}, "Target pool does not exist"),
+        ({}, "No valid pool selected"),
+    ]
+    for body, message in cases:
+        response = await client.post(url, json=body, headers=ADMIN)
+        assert response.status_code == 400 and response.json()["message"] == message
+    unknown = await client.post(url, json={"colour": "red"}, headers=ADMIN)
+    assert unknown.status_code == 400 and unknown.json()["type"] == "invalid_object"
+    assert (await client.post(url, headers=ADMIN)).status_code == 415
+
+
+async def test_pool_move_rehomes_zone_and_apex_ns(client):
+    pool = await client.post("/v2/pools", headers=ADMIN, json={
+        "name": "second", "ns_records": [{"hostname": "ns2.example.net.", "priority": 1}]})
+    assert pool.status_code == 201, pool.text
+    zone = await create(client, "moved.example.")
+    response = await client.post(f"/v2/zones/{zone['id']}/tasks/pool_move", headers=ADMIN,
+                                 json={"pool_id": pool.json()["id"]})
+    assert response.status_code == 202 and response.content == b""
+    moved = (await client.get(f"/v2/zones/{zone['id']}", headers=A)).json()
+    assert moved["pool_id"] == pool.json()["id"] and moved["status"] == "PENDING"
+    ns = (await client.get(f"/v2/zones/{zone['id']}/recordsets?type=NS", headers=A)).json()
+    assert ns["recordsets"][0]["records"] == ["ns2.example.net."]
+    nameservers = (await client.get(f"/v2/zones/{zone['id']}/nameservers", headers=A)).json()
+    assert nameservers["nameservers"] == [{"hostname": "ns2.example.net.", "priority": 1}]
