@@ -21,6 +21,7 @@ from sqlalchemy import (
     Index,
     Integer,
     BigInteger,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -338,3 +339,40 @@ class Lease(Base):
     name: Mapped[str] = mapped_column(String(100), primary_key=True)
     owner: Mapped[str | None] = mapped_column(String(64))
     expires_at: Mapped[datetime | None] = mapped_column(Timestamp)
+
+
+# --- DNS history and catalog zones (migration 0003) -------------------------------------------
+class ZoneChange(Base):
+    """One serial step of a zone as mdns served it, for incremental IXFR (storage/zonehistory.py).
+
+    ``removed``/``added`` are JSON lists of served records; only the newest row of a zone keeps
+    ``snapshot`` (the full served set at ``serial``, zlib-compressed JSON), the base of the next
+    diff.  ``from_serial`` is None for a base row (first serial known to the history).
+    """
+
+    __tablename__ = "zone_changes"
+    __table_args__ = (Index("ix_zone_changes_zone_serial", "zone_id", "serial"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    zone_id: Mapped[str] = mapped_column(String(36))
+    serial: Mapped[int] = mapped_column(BigInteger)
+    from_serial: Mapped[int | None] = mapped_column(BigInteger)
+    removed: Mapped[str] = mapped_column(Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb"))
+    added: Mapped[str] = mapped_column(Text().with_variant(mysql.LONGTEXT(), "mysql", "mariadb"))
+    snapshot: Mapped[bytes | None] = mapped_column(
+        LargeBinary().with_variant(mysql.LONGBLOB(), "mysql", "mariadb"))
+    created_at: Mapped[datetime | None] = mapped_column(Timestamp, default=utcnow)
+
+
+class PoolCatalogZone(_Timestamps, Base):
+    """pools.yaml ``catalog_zone`` of a pool; ``serial``/``digest`` track member changes (the
+    serial moves on when the digest of the member list differs from the stored one)."""
+
+    __tablename__ = "pool_catalog_zones"
+    pool_id: Mapped[str] = mapped_column(ForeignKey("pools.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    fqdn: Mapped[str] = mapped_column(String(255))
+    refresh: Mapped[int] = mapped_column(Integer)
+    tsig_key: Mapped[str | None] = mapped_column(String(255))
+    tsig_algorithm: Mapped[str | None] = mapped_column(String(32))
+    serial: Mapped[int] = mapped_column(BigInteger)
+    digest: Mapped[str] = mapped_column(String(64))
