@@ -93,7 +93,9 @@ class Bind9Server:
         d = self.dir
         self.conf_path.write_text(f"""
 include "{self.rndc_key}";
-controls {{ inet 127.0.0.1 port {self.rndc_port} allow {{ 127.0.0.1; }} keys {{ "{KEY_NAME}"; }}; }};
+controls {{
+    inet 127.0.0.1 port {self.rndc_port} allow {{ 127.0.0.1; }} keys {{ "{KEY_NAME}"; }};
+}};
 options {{
     directory "{d}";
     pid-file "{d}/named.pid";

@@ -39,12 +39,20 @@ class KnotServer:
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="okd-knot-"))
         self.start_timeout = start_timeout
         self.dns_port = 0
+        self._socket_dir: Path | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._log = None
 
     @property
     def socket(self) -> Path:
-        return self.dir / "knot.sock"
+        """In the server's directory, unless that path is too long for a UNIX socket (108
+        bytes); then in a short temporary directory of its own."""
+        if self._socket_dir is None:
+            inside = self.dir / "knot.sock"
+            if len(str(inside)) < 100:
+                return inside
+            self._socket_dir = Path(tempfile.mkdtemp(prefix="okd-knotc-"))
+        return self._socket_dir / "knot.sock"
 
     @property
     def conf_path(self) -> Path:
@@ -119,6 +127,9 @@ template:
             self._log = None
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
 
     def log_tail(self, lines: int = 30) -> str:
         try:

@@ -114,7 +114,8 @@ class PdnsServer:
             if self._proc is not None and self._proc.poll() is not None:
                 raise RuntimeError(f"pdns_server exited {self._proc.returncode}\n{self.log_tail()}")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"pdns_server not ready in {self.start_timeout}s\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"pdns_server not ready in {self.start_timeout}s\n{self.log_tail()}")
             time.sleep(0.05)
 
     def _api_answers(self) -> bool:

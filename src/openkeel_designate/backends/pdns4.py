@@ -8,7 +8,11 @@ then POST; delete = GET then DELETE; update = nothing (the NOTIFY does the work)
 Target options: ``api_endpoint`` (only scheme and host:port are used), ``api_token`` (sent as
 ``X-API-Key``), ``tsigkey_name`` (becomes ``slave_tsig_key_ids``), ``api_ca_cert`` (a CA file
 for https; unset, ``changeme`` or a missing file disables verification, as in Designate), and
-ours: ``api_timeout`` (seconds per HTTP request, default 10).
+ours: ``api_timeout`` (seconds per HTTP request, default 10) and ``axfr_retrieve`` (default
+false).  PowerDNS acts on a NOTIFY only when its secondary loop next wakes, which it does once a
+second, so a change takes about a second to be served; with ``axfr_retrieve`` true, create and
+update also call ``PUT .../zones/{zone}/axfr-retrieve``, which starts the transfer at once.  It is
+off by default to keep Designate's exact calls, and best effort: the NOTIFY still follows.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ class Pdns4Backend(Backend):
         self.tsigkey_name = options.get("tsigkey_name") or None
         self.timeout = float(options.get("api_timeout") or DEFAULT_TIMEOUT)
         self.verify = _verify(options.get("api_ca_cert"))
+        self.axfr_retrieve = str(options.get("axfr_retrieve", "")).lower() in ("1", "true", "yes")
 
     async def create_zone(self, zone: ZoneRef) -> None:
         async with self._client() as client:
@@ -83,9 +88,13 @@ class Pdns4Backend(Backend):
                 if not isinstance(exc.__cause__, httpx.TransportError):
                     await self._remove_half_made(client, zone)
                 raise
+            await self._retrieve_now(client, zone)
 
     async def update_zone(self, zone: ZoneRef) -> None:
         """Nothing to call: PowerDNS transfers the new serial on the worker's NOTIFY."""
+        if self.axfr_retrieve:
+            async with self._client() as client:
+                await self._retrieve_now(client, zone)
 
     async def delete_zone(self, zone: ZoneRef, hard_delete: bool = False) -> None:
         async with self._client() as client:
@@ -107,6 +116,15 @@ class Pdns4Backend(Backend):
 
     async def _delete(self, client: httpx.AsyncClient, zone: ZoneRef) -> None:
         await self._call(client, "DELETE", self._zone_path(zone), missing_ok=True)
+
+    async def _retrieve_now(self, client: httpx.AsyncClient, zone: ZoneRef) -> None:
+        """Ask for the transfer without waiting for PowerDNS's secondary loop (opt-in)."""
+        if not self.axfr_retrieve:
+            return
+        try:
+            await self._call(client, "PUT", f"{self._zone_path(zone)}/axfr-retrieve")
+        except BackendError as exc:
+            LOG.warning("axfr-retrieve of %s ignored, the NOTIFY will do: %s", zone.name, exc)
 
     async def _remove_half_made(self, client: httpx.AsyncClient, zone: ZoneRef) -> None:
         """A rejected POST may still have left a zone behind; do not let it linger."""

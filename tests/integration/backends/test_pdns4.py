@@ -101,13 +101,25 @@ async def test_server_down_is_transient(operation: str) -> None:
             await backend.delete_zone(ref)
 
 
-def test_zone_propagates_to_powerdns(pdns_server, make_pool_yaml, propagate) -> None:
+async def test_axfr_retrieve_is_best_effort(pdns_server) -> None:
+    backend = backend_for(target(pdns_server, axfr_retrieve="true"))
+    await backend.update_zone(ZoneRef("z9", "not-there.example."))
+    ref = ZoneRef("z10", "retrieve.example.")
+    await backend.create_zone(ref)
+    await backend.update_zone(ref)
+    assert pdns_zone(pdns_server, ref.name)["kind"] == "Slave"
+
+
+@pytest.mark.parametrize("axfr_retrieve", [False, True])
+def test_zone_propagates_to_powerdns(pdns_server, make_pool_yaml, propagate,
+                                     axfr_retrieve: bool) -> None:
     options = {"api_endpoint": pdns_server.api_url, "api_token": pdns_server.api_key,
-               "host": "127.0.0.1", "port": pdns_server.dns_port}
+               "host": "127.0.0.1", "port": pdns_server.dns_port, "axfr_retrieve": axfr_retrieve}
 
     def pools(server: ServerProcess) -> str:
         return make_pool_yaml(server, "pdns4", options, pdns_server.dns_port)
 
     with ServerProcess(pools=pools) as server:
-        took = propagate(server, pdns_server.dns_port, "propagated.example.")
-    print(f"PowerDNS: zone POST -> ACTIVE in {took * 1000:.0f} ms")
+        name = f"propagated-{axfr_retrieve}.example.".lower()
+        took = propagate(server, pdns_server.dns_port, name)
+    print(f"PowerDNS (axfr_retrieve={axfr_retrieve}): zone POST -> ACTIVE in {took * 1000:.0f} ms")
