@@ -64,7 +64,10 @@ class Pdns4Backend(Backend):
         super().__init__(target)
         options = target.options
         endpoint = urlsplit(str(options.get("api_endpoint") or "http://127.0.0.1:8081"))
-        self.base_url = f"{endpoint.scheme or 'http'}://{endpoint.netloc}"
+        if endpoint.scheme not in ("http", "https") or not endpoint.netloc:
+            raise PermanentBackendError(
+                f"pdns4 api_endpoint {options.get('api_endpoint')!r} is not an http(s) URL")
+        self.base_url = f"{endpoint.scheme}://{endpoint.netloc}"
         self.token = str(options.get("api_token") or "")
         self.tsigkey_name = options.get("tsigkey_name") or None
         self.timeout = float(options.get("api_timeout") or DEFAULT_TIMEOUT)

@@ -88,6 +88,12 @@ async def test_rejected_create_is_permanent_and_leaves_nothing(pdns_server) -> N
     assert pdns_zone(pdns_server, "rejected.example.") is None
 
 
+@pytest.mark.parametrize("endpoint", ["127.0.0.1:8081", "localhost:8081", "ftp://h:1"])
+def test_endpoint_without_http_scheme_is_permanent(endpoint: str) -> None:
+    with pytest.raises(PermanentBackendError, match="api_endpoint"):
+        backend_for(Target(id="t3", type="pdns4", options={"api_endpoint": endpoint}))
+
+
 @pytest.mark.parametrize("operation", ["create", "delete"])
 async def test_server_down_is_transient(operation: str) -> None:
     down = Target(id="t2", type="pdns4", masters=(MDNS,), options={
