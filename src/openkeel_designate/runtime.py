@@ -22,6 +22,7 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.config import database_url, parse_hostport
 from openkeel_designate.mdns.server import MdnsServer
+from openkeel_designate.storage.keyring import SqlKeyring
 from openkeel_designate.nameserver.server import BuiltinNameserver
 from openkeel_designate.producer.service import Producer
 from openkeel_designate.storage import migrate
@@ -72,7 +73,9 @@ class Runtime:
                 [parse_hostport(v, 5354) for v in self.conf["service:mdns"].listen],
                 self.conf["service:central"].default_pool_id,
                 max_message_size=self.conf["service:mdns"].max_message_size,
-                tcp_recv_timeout=self.conf["service:mdns"].tcp_recv_timeout)
+                tcp_recv_timeout=self.conf["service:mdns"].tcp_recv_timeout,
+                keyring=SqlKeyring(self.db),
+                enforce_tsig=self.conf["service:mdns"].query_enforce_tsig)
             await mdns.start()
             self._dns.append(mdns)
         if "worker" in self.roles:

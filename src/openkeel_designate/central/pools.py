@@ -15,6 +15,7 @@ from openkeel_designate.central import zone_ns
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.storage import catalogzones
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import (
@@ -175,6 +176,7 @@ async def _write_pool(session: AsyncSession, definition: dict[str, Any],
         for master in target_def.get("masters") or []:
             session.add(PoolTargetMaster(pool_target_id=target.id, host=master["host"],
                                          port=int(master.get("port", 5354))))
+    await catalogzones.write(session, pool.id, definition.get("catalog_zone"))
     await session.flush()
     return pool.id
 

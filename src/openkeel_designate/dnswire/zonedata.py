@@ -35,6 +35,16 @@ class ZoneHead:
     masters: tuple[tuple[str, int], ...] = field(default_factory=tuple)
 
 
+@dataclass(frozen=True, slots=True)
+class ZoneDelta:
+    """What changed from ``from_serial`` to ``serial`` (SOA excluded): one IXFR difference."""
+
+    from_serial: int
+    serial: int
+    removed: tuple[ServedRecord, ...]
+    added: tuple[ServedRecord, ...]
+
+
 class ZoneSource(Protocol):
     """Read access to served zones. Zones being deleted are not returned."""
 
@@ -46,3 +56,11 @@ class ZoneSource(Protocol):
 
     async def rrset(self, zone_id: str, name: str, rtype: str) -> list[ServedRecord]:
         """The records of one (name, type) of the zone."""
+
+
+class ZoneHistory(Protocol):
+    """Optional capability of a ``ZoneSource``: the serial-by-serial history IXFR answers from."""
+
+    async def zone_changes(self, zone_id: str, since_serial: int) -> list[ZoneDelta] | None:
+        """The deltas leading from ``since_serial`` to the newest recorded serial, in order, or
+        None when the history does not reach back to ``since_serial`` without a gap."""

@@ -6,7 +6,8 @@ renders each distinct record once (owner name, type, TTL, rdata → uncompressed
 dnspython) and keeps the result; as long as a record is unchanged, later transfers of its zone
 (every nameserver of the pool pulls each serial) reuse it.  ``pack`` then only concatenates the
 cached RRs into messages of at most ``max_size`` bytes, using dnspython's ``Renderer`` for the
-header and question (and, later, the multi-message TSIG signature).
+header and question, and for the TSIG signature of each message — chained over a multi-message
+transfer as RFC 8945 §5.3.1 requires, each message's room shrunk by the signature's size.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import dns.rdataclass
 import dns.rdatatype
 import dns.renderer
 import dns.rrset
+import dns.tsig
 
 from openkeel_designate.dnswire.zonedata import ServedRecord
 from openkeel_designate.domain import rrtypes
@@ -109,6 +111,34 @@ class RecordWireCache:
         return wire
 
 
+class TsigSigner:
+    """Signs the messages of one answer with the query's key, chaining the MACs."""
+
+    # Designate's reservation; larger when the key name or MAC needs more (e.g. hmac-sha512).
+    MIN_RESERVE = 235
+
+    def __init__(self, key: dns.tsig.Key, request_mac: bytes, original_id: int,
+                 fudge: int = 300):
+        self.key = key
+        self.request_mac = request_mac
+        self.original_id = original_id
+        self.fudge = fudge
+        self._ctx = None
+
+    @property
+    def reserve(self) -> int:
+        """Bytes the TSIG RR takes: owner, fixed fields, algorithm name, times, MAC, id, error,
+        other length (RFC 8945 §4.2)."""
+        size = (len(self.key.name.to_wire()) + 10 + len(self.key.algorithm.to_wire()) + 16
+                + dns.tsig.mac_sizes.get(self.key.algorithm, 64))
+        return max(size, self.MIN_RESERVE)
+
+    def sign(self, renderer: dns.renderer.Renderer) -> None:
+        self._ctx = renderer.add_multi_tsig(
+            self._ctx, self.key.name, self.key, self.fudge, self.original_id, 0, b"",
+            self.request_mac, self.key.algorithm)
+
+
 def rrset_wires(rrset: dns.rrset.RRset) -> list[bytes]:
     """Each RR of an rrset as its own uncompressed wire piece (for packing across messages)."""
     pieces = []
@@ -128,25 +158,33 @@ def pack(
     question: tuple[dns.name.Name, int, int],
     rrs: Iterable[bytes],
     max_size: int,
+    signer: TsigSigner | None = None,
 ) -> list[bytes]:
     """Answer messages (each repeating the question) holding ``rrs`` in order, none over
-    ``max_size`` bytes.  Raises ``RecordTooBig`` when one RR alone does not fit."""
+    ``max_size`` bytes (signature included).  Raises ``RecordTooBig`` when one RR alone does
+    not fit."""
     messages: list[bytes] = []
-    renderer, room, parts = _start(query_id, flags, question, max_size)
+    reserve = signer.reserve if signer is not None else 0
+
+    def start() -> tuple[dns.renderer.Renderer, int, list[bytes]]:
+        renderer, room, parts = _start(query_id, flags, question, max_size)
+        return renderer, room - reserve, parts
+
+    renderer, room, parts = start()
     count = 0
     for rr in rrs:
         if len(rr) > room:
             if count == 0:
                 raise RecordTooBig(f"an RR of {len(rr)} bytes exceeds {max_size}")
-            messages.append(_finish(renderer, parts, count))
-            renderer, room, parts = _start(query_id, flags, question, max_size)
+            messages.append(_finish(renderer, parts, count, signer))
+            renderer, room, parts = start()
             count = 0
             if len(rr) > room:
                 raise RecordTooBig(f"an RR of {len(rr)} bytes exceeds {max_size}")
         parts.append(rr)
         room -= len(rr)
         count += 1
-    messages.append(_finish(renderer, parts, count))
+    messages.append(_finish(renderer, parts, count, signer))
     return messages
 
 
@@ -158,10 +196,14 @@ def _start(
     return renderer, max_size - renderer.output.tell(), []
 
 
-def _finish(renderer: dns.renderer.Renderer, parts: list[bytes], count: int) -> bytes:
-    """Append the pre-rendered answer RRs (uncompressed, so order-independent) and the header."""
+def _finish(renderer: dns.renderer.Renderer, parts: list[bytes], count: int,
+            signer: TsigSigner | None) -> bytes:
+    """Append the pre-rendered answer RRs (uncompressed, so order-independent), the header and,
+    for a signed answer, the TSIG RR over all of it."""
     renderer.output.write(b"".join(parts))
     renderer.counts[dns.renderer.ANSWER] += count
     renderer.write_header()
+    if signer is not None:
+        signer.sign(renderer)
     return renderer.get_wire()
 

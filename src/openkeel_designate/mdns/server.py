@@ -1,16 +1,16 @@
 """designate-mdns: the authoritative source every pool nameserver transfers zones from.
 
 Composition of the UDP/TCP transport (``transport.DnsListener``) with the request handler chain
-(``handler.MdnsHandler``); zones are read only through a ``ZoneSource``.
+(``handler.MdnsHandler``); zones are read only through a ``ZoneSource``, TSIG keys through a
+``Keyring`` (without one, every signed message is dropped).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from openkeel_designate.dnswire.zonedata import ZoneSource
 from openkeel_designate.mdns.handler import MAX_MESSAGE_SIZE, MdnsHandler, NotifyCallback
 from openkeel_designate.mdns.transport import DnsListener
+from openkeel_designate.mdns.tsig import Keyring
 
 
 class MdnsServer:
@@ -24,7 +24,8 @@ class MdnsServer:
         max_message_size: int = MAX_MESSAGE_SIZE,
         tcp_recv_timeout: float = 0.5,
         on_notify: NotifyCallback | None = None,
-        keyring: Any = None,
+        keyring: Keyring | None = None,
+        enforce_tsig: bool = False,
     ):
         self.handler = MdnsHandler(
             source,
@@ -32,6 +33,7 @@ class MdnsServer:
             max_message_size=max_message_size,
             on_notify=on_notify,
             keyring=keyring,
+            enforce_tsig=enforce_tsig,
         )
         self.listener = DnsListener(
             listen, self.handler, tcp_recv_timeout=tcp_recv_timeout, name="mdns"

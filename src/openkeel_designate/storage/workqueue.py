@@ -5,7 +5,8 @@ on many hosts — never push the same zone at once, and a worker that dies simpl
 expire.  Claiming also coalesces every change pending on the zone into one new serial
 (RFC 1982 monotonic: max(unix time, old + 1)), rewrites the SOA and stamps pending records with
 that serial; completion only marks ACTIVE what that serial covered, and only if no newer change
-arrived meanwhile (``change_seq``).
+arrived meanwhile (``change_seq``).  Each new serial is also appended to the zone's IXFR history
+(``zonehistory``), in the same transaction, so mdns never serves a serial it has no history for.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
+from openkeel_designate.storage.zonesource import served_query
 
 
 @dataclass(frozen=True)
@@ -71,13 +74,24 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         return None
     zone = (await session.execute(select(Zone).where(Zone.id == zone_id))).scalar_one()
     if zone.increment_serial and zone.action != "DELETE":
+        old_serial = zone.serial
         zone.serial = next_serial(zone.serial, int(time.time()))
         zone.increment_serial = False
         await _rewrite_soa(session, zone)
+        await _record_history(session, zone.id, old_serial, zone.serial)
+    elif zone.action == "DELETE":
+        await zonehistory.forget(session, zone.id)
     await session.execute(update(Record).where(
         Record.zone_id == zone.id, Record.serial.is_(None)).values(serial=zone.serial))
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts)
+
+
+async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
+                          new_serial: int) -> None:
+    rows = (await session.execute(served_query(zone_id))).all()
+    served = {(n, t, int(ttl), d) for n, t, ttl, d in rows if t != "SOA"}
+    await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served)
 
 
 async def _rewrite_soa(session: AsyncSession, zone: Zone) -> None:

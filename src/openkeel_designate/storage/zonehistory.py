@@ -1,0 +1,112 @@
+"""Per-zone change history for incremental zone transfer (IXFR, RFC 1995).
+
+Why snapshots rather than a diff read off the records table: a record update rewrites ``data`` in
+place and a recordset TTL change alters every served RR of the set without touching a record row,
+so the records table alone cannot say what a secondary holds at the old serial.  Instead, when a
+worker claim assigns a new serial, the served set (exactly what mdns puts in an AXFR, SOA left
+out) is read and compared with the set stored at the previous serial; the difference becomes one
+``zone_changes`` row.  Only the newest row of a zone keeps the full set (``snapshot``,
+zlib-compressed JSON, a few bytes per record), so the storage cost is one snapshot per zone plus
+the last ``KEEP`` differences.  The price is one extra read of the zone per serial — the same query
+one AXFR costs — paid by the writer, never by a transfer.
+
+Limit, and why it is safe: mdns serves live rows, so a secondary that transferred between a write
+and its claim holds serial N plus some pending changes.  The N→N+1 difference may then remove what
+it no longer has; a strict client (dnspython, BIND) rejects such an IXFR and falls back to AXFR, so
+the result is one wasted round trip, never a wrong zone.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
+from openkeel_designate.storage.models import ZoneChange, utcnow
+
+KEEP = 50
+
+Row = tuple[str, str, int, str]
+
+
+def encode_snapshot(rows: set[Row]) -> bytes:
+    return zlib.compress(json.dumps(sorted(rows), separators=(",", ":")).encode(), 6)
+
+
+def decode_snapshot(blob: bytes) -> set[Row]:
+    return {tuple(row) for row in json.loads(zlib.decompress(blob))}  # type: ignore[misc]
+
+
+def _text(rows: set[Row]) -> str:
+    return json.dumps(sorted(rows), separators=(",", ":"))
+
+
+def _records(text: str) -> tuple[ServedRecord, ...]:
+    return tuple(ServedRecord(n, t, int(ttl), d) for n, t, ttl, d in json.loads(text))
+
+
+async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, new_serial: int,
+                        served: set[Row]) -> None:
+    """Append the ``old_serial → new_serial`` step given the zone's served set (SOA excluded).
+
+    Without a snapshot at ``old_serial`` (first serial since the history exists, or a serial that
+    moved without a claim) the row is a base: it starts a new chain and IXFR from older serials
+    falls back to AXFR.
+    """
+    latest = (await session.execute(
+        select(ZoneChange.id, ZoneChange.serial, ZoneChange.snapshot)
+        .where(ZoneChange.zone_id == zone_id, ZoneChange.snapshot.is_not(None))
+        .order_by(ZoneChange.id.desc()).limit(1))).first()
+    from_serial: int | None = None
+    removed: set[Row] = set()
+    added: set[Row] = set()
+    if latest is not None and latest.serial == old_serial:
+        previous = decode_snapshot(latest.snapshot)
+        from_serial, removed, added = old_serial, previous - served, served - previous
+    if latest is not None:
+        await session.execute(update(ZoneChange).where(ZoneChange.zone_id == zone_id,
+                                                       ZoneChange.snapshot.is_not(None))
+                              .values(snapshot=None))
+    session.add(ZoneChange(zone_id=zone_id, serial=new_serial, from_serial=from_serial,
+                           removed=_text(removed), added=_text(added),
+                           snapshot=encode_snapshot(served), created_at=utcnow()))
+    await session.flush()
+    await _prune(session, zone_id)
+
+
+async def _prune(session: AsyncSession, zone_id: str) -> None:
+    """Keep the newest ``KEEP`` rows of the zone."""
+    oldest_kept = (await session.execute(
+        select(ZoneChange.id).where(ZoneChange.zone_id == zone_id)
+        .order_by(ZoneChange.id.desc()).offset(KEEP - 1).limit(1))).scalar_one_or_none()
+    if oldest_kept is not None:
+        await session.execute(delete(ZoneChange).where(ZoneChange.zone_id == zone_id,
+                                                       ZoneChange.id < oldest_kept))
+
+
+async def forget(session: AsyncSession, zone_id: str) -> None:
+    """A deleted zone needs no history."""
+    await session.execute(delete(ZoneChange).where(ZoneChange.zone_id == zone_id))
+
+
+async def changes_since(session: AsyncSession, zone_id: str,
+                        since_serial: int) -> list[ZoneDelta] | None:
+    """The unbroken chain of steps from ``since_serial`` to the newest row, or None."""
+    steps = (await session.execute(
+        select(ZoneChange.id, ZoneChange.serial, ZoneChange.from_serial)
+        .where(ZoneChange.zone_id == zone_id).order_by(ZoneChange.id))).all()
+    start = next((i for i in range(len(steps) - 1, -1, -1)
+                  if steps[i].from_serial == since_serial), None)
+    if start is None:
+        return None
+    for before, after in zip(steps[start:], steps[start + 1:]):
+        if after.from_serial != before.serial:
+            return None
+    rows = (await session.execute(
+        select(ZoneChange.from_serial, ZoneChange.serial, ZoneChange.removed, ZoneChange.added)
+        .where(ZoneChange.zone_id == zone_id, ZoneChange.id >= steps[start].id)
+        .order_by(ZoneChange.id))).all()
+    return [ZoneDelta(int(f), int(s), _records(r), _records(a)) for f, s, r, a in rows]
