@@ -4,6 +4,7 @@
   manage [--config-file F] database sync
   manage [--config-file F] pool update --file pools.yaml [--delete]
   manage [--config-file F] pool show-config
+  manage [--config-file F] zone errors
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     pool.add_argument("action", choices=["update", "show-config", "show_config"])
     pool.add_argument("--file", help="pools.yaml")
     pool.add_argument("--delete", action="store_true", help="remove pools absent from the file")
+    zone = manage_sub.add_parser("zone")
+    zone.add_argument("action", choices=["errors"], help="zones in ERROR and why")
 
     args = parser.parse_args(argv)
     files = args.config_file + getattr(args, "serve_config", []) + getattr(args, "manage_config", [])
@@ -76,6 +79,10 @@ def _manage(conf, args) -> int:
         migrate.upgrade(url)
         print("database is at the latest schema")
         return 0
+    if args.area == "zone":
+        for name, zone_id, action, reason in asyncio.run(_zone_errors(conf)):
+            print(f"{name} {zone_id} {action}: {reason}")
+        return 0
     if args.action == "update":
         if not args.file:
             print("pool update needs --file", file=sys.stderr)
@@ -100,6 +107,18 @@ async def _pool_update(conf, definitions, delete_missing: bool) -> list[str]:
     try:
         svc = Services(conf=conf, db=db, policy=Policy(conf))
         return await pools.update_from_definitions(svc, definitions, delete_missing)
+    finally:
+        await db.dispose()
+
+
+async def _zone_errors(conf) -> list[tuple[str, str, str, str]]:
+    from openkeel_designate.runtime import open_database
+    from openkeel_designate.storage import zones as zone_store
+
+    db = open_database(conf)
+    try:
+        async with db.read() as session:
+            return await zone_store.in_error(session)
     finally:
         await db.dispose()
 

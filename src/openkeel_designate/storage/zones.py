@@ -193,3 +193,11 @@ async def purge(session: AsyncSession, older_than: datetime, limit: int) -> int:
 
 async def delete_shares(session: AsyncSession, zone_id: str) -> None:
     await session.execute(delete(SharedZone).where(SharedZone.zone_id == zone_id))
+
+
+async def in_error(session: AsyncSession) -> list[tuple[str, str, str, str]]:
+    """(name, id, action, reason) of every live zone in ERROR, for operators."""
+    rows = await session.execute(select(Zone.name, Zone.id, Zone.action, Zone.error_reason)
+                                 .where(Zone.deleted == LIVE, Zone.status == "ERROR")
+                                 .order_by(Zone.name))
+    return [(n, i, a, r or "") for n, i, a, r in rows]

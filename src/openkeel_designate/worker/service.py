@@ -2,7 +2,7 @@
 the new serial, then report ACTIVE (or ERROR with the reason, retried with back-off).
 
 Where Designate sleeps 5 s before its first SOA poll and polls every 15 s, this worker NOTIFYs
-at once and polls with a short, growing back-off (5 ms doubling up to 0.5 s), re-sending the
+at once and polls with a short, growing back-off (2 ms doubling up to 0.1 s), re-sending the
 NOTIFY now and then in case a UDP packet was lost.  A wake-up from central makes it start within
 a millisecond; a periodic sweep makes that hint unnecessary for correctness.
 """
@@ -36,7 +36,7 @@ from openkeel_designate.storage.workqueue import ClaimedZone
 LOG = logging.getLogger(__name__)
 SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
-MAX_POLL_DELAY = 0.5
+MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 60.0
 
@@ -51,6 +51,14 @@ class PoolPlan:
     loaded_at: float
 
 
+def _describe(result) -> str:
+    if result.status == SoaStatus.SUCCESS:
+        return f"serves serial {result.serial}"
+    if result.status == SoaStatus.NO_ZONE:
+        return "has no such zone"
+    return "does not answer"
+
+
 class PushFailed(Exception):
     """Not enough targets or nameservers took the change before the deadline."""
 
@@ -63,6 +71,7 @@ class Worker:
         self._wake = asyncio.Event()
         self._pools: dict[str, PoolPlan] = {}
         self._running: set[str] = set()
+        self._states: dict[str, dict[str, str]] = {}  # zone id → nameserver → last answer
         self._tasks: set[asyncio.Task] = set()
         self._stopping = False
         worker = conf["service:worker"]
@@ -142,7 +151,7 @@ class Worker:
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
         except (PushFailed, asyncio.TimeoutError, BackendError) as exc:
-            reason = str(exc) or f"timed out after {self.deadline:.0f} s"
+            reason = str(exc) or self._timeout_reason(claimed)
             retry_in = min(MAX_RETRY_SECONDS, 2.0 ** min(claimed.attempts, 6))
             LOG.warning("zone %s %s failed: %s (retry in %.0f s)", claimed.name, claimed.action,
                         reason, retry_in)
@@ -153,6 +162,7 @@ class Worker:
         finally:
             keeper.cancel()
             self._running.discard(claimed.id)
+            self._states.pop(claimed.id, None)
             self._wake.set()
 
     # --- one push -----------------------------------------------------------------------------
@@ -173,36 +183,53 @@ class Worker:
 
     async def _apply(self, target: Target, claimed: ClaimedZone, ref: ZoneRef) -> None:
         backend = backend_for(target)
+        state = self._states.setdefault(claimed.id, {})
+        where = f"target {target.type} {target.notify_host}:{target.notify_port}"
         delay = 0.05
         while True:
+            state[where] = "did not answer"
             try:
-                if claimed.action == "DELETE":
-                    await backend.delete_zone(ref, claimed.hard_delete)
-                    return
-                if claimed.action == "CREATE":
-                    await backend.create_zone(ref)
-                else:
-                    await backend.update_zone(ref)
-                if not backend.sends_notify:
-                    await send_notify(claimed.name, target.notify_host, target.notify_port,
-                                      timeout=self._dns_timeout)
+                await self._apply_once(backend, target, claimed, ref)
+                del state[where]
                 return
-            except PermanentBackendError:
+            except PermanentBackendError as exc:
+                state[where] = f"refused: {exc}"
                 raise
             except (BackendError, OSError) as exc:
-                LOG.info("target %s for %s: %s (retrying)", target.type, claimed.name, exc)
+                LOG.info("%s for %s: %s (retrying)", where, claimed.name, exc)
+                state[where] = f"failed: {exc}"
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
+    async def _apply_once(self, backend, target: Target, claimed: ClaimedZone,
+                          ref: ZoneRef) -> None:
+        if claimed.action == "DELETE":
+            await backend.delete_zone(ref, claimed.hard_delete)
+            return
+        if claimed.action == "CREATE":
+            await backend.create_zone(ref)
+        else:
+            await backend.update_zone(ref)
+        if not backend.sends_notify:
+            await send_notify(claimed.name, target.notify_host, target.notify_port,
+                              timeout=self._dns_timeout)
+
     async def _poll(self, plan: PoolPlan, claimed: ClaimedZone, delete: bool) -> int:
-        """Poll every nameserver until enough serve the serial (or, deleting, none has it)."""
+        """Poll every nameserver until enough serve the serial (or, deleting, none has it).
+
+        Every second without success the targets are told again: a NOTIFY (UDP may be lost),
+        or, when a nameserver says it has no such zone at all, the zone is created again
+        (Designate's NO_ZONE → CREATE), so a server that lost its data heals by itself.
+        """
         pending = dict.fromkeys(plan.nameservers)
         confirmed: list[int] = []
+        state = self._states.setdefault(claimed.id, {})
         delay = FIRST_POLL_DELAY
-        last_notify = time.monotonic()
+        last_nudge = time.monotonic()
         while True:
             answers = await asyncio.gather(*(self._soa(claimed.name, h, p) for h, p in pending))
             for (host, port), result in zip(list(pending), answers):
+                state[f"{host}:{port}"] = _describe(result)
                 if delete and result.status == SoaStatus.NO_ZONE:
                     del pending[(host, port)]
                     confirmed.append(0)
@@ -212,13 +239,23 @@ class Worker:
                     confirmed.append(result.serial)
             if self._enough(len(confirmed), len(plan.nameservers)):
                 return min(confirmed) if confirmed and not delete else claimed.serial
-            if time.monotonic() - last_notify > RENOTIFY_SECONDS and not delete:
-                last_notify = time.monotonic()
+            if time.monotonic() - last_nudge > RENOTIFY_SECONDS and not delete:
+                last_nudge = time.monotonic()
+                lost = any(r.status == SoaStatus.NO_ZONE for r in answers)
                 for target in plan.targets:
-                    asyncio.create_task(self._quiet_notify(
-                        claimed.name, target.notify_host, target.notify_port))
+                    asyncio.create_task(self._nudge(target, claimed, recreate=lost))
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_POLL_DELAY)
+
+    async def _nudge(self, target: Target, claimed: ClaimedZone, recreate: bool) -> None:
+        if recreate:
+            try:
+                await backend_for(target).create_zone(ZoneRef(claimed.id, claimed.name,
+                                                              claimed.serial))
+            except (BackendError, OSError) as exc:
+                LOG.info("re-creating %s on %s: %s", claimed.name, target.type, exc)
+                return
+        await self._quiet_notify(claimed.name, target.notify_host, target.notify_port)
 
     async def _soa(self, zone_name: str, host: str, port: int):
         return await query_soa(zone_name, host, port, timeout=self._dns_timeout,
@@ -229,6 +266,13 @@ class Worker:
             await send_notify(zone_name, host, port, timeout=self._dns_timeout)
         except OSError as exc:
             LOG.debug("NOTIFY %s to %s:%s: %s", zone_name, host, port, exc)
+
+    def _timeout_reason(self, claimed: ClaimedZone) -> str:
+        answers = self._states.get(claimed.id, {})
+        wanted = "no zone" if claimed.action == "DELETE" else f"serial {claimed.serial}"
+        seen = "; ".join(f"{where} {answer}" for where, answer in sorted(answers.items()))
+        return (f"{claimed.action} not confirmed within {self.deadline:.0f} s: wanted {wanted}; "
+                f"{seen or 'no target or nameserver answered'}")
 
     @property
     def _dns_timeout(self) -> float:
