@@ -36,9 +36,10 @@ async def get_request(session: AsyncSession, request_id: str, *, project_id: str
 
 
 async def lock_request(session: AsyncSession, request_id: str) -> ZoneTransferRequest | None:
-    """The request row locked, so two accepts of one request cannot both succeed."""
-    query = select(ZoneTransferRequest).where(ZoneTransferRequest.id == request_id)
-    return (await session.execute(query.with_for_update())).scalar_one_or_none()
+    """The request row locked and re-read, so two accepts of one request cannot both succeed."""
+    query = (select(ZoneTransferRequest).where(ZoneTransferRequest.id == request_id)
+             .with_for_update().execution_options(populate_existing=True))
+    return (await session.execute(query)).scalar_one_or_none()
 
 
 async def find_requests(session: AsyncSession, page: Page, *, project_id: str | None,

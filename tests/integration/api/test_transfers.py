@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import pytest
@@ -213,6 +214,16 @@ async def test_open_request_accepted_by_any_project(client, zone_id):
     request = (await offer(client, zone_id)).json()
     response = await accept(client, request, headers=C)
     assert response.status_code == 201 and response.json()["project_id"] == "xfer-c"
+
+
+async def test_concurrent_accepts_complete_once(client, zone_id):
+    request = (await offer(client, zone_id)).json()
+    answers = await asyncio.gather(accept(client, request, headers=B),
+                                   accept(client, request, headers=C))
+    assert sorted(r.status_code for r in answers) == [201, 400]
+    winner = next(r for r in answers if r.status_code == 201).json()["project_id"]
+    assert (await client.get(f"/v2/zones/{zone_id}",
+                             headers=project(winner))).json()["project_id"] == winner
 
 
 async def test_accept_errors(client, zone_id, to_b):
