@@ -163,3 +163,36 @@ async def axfr(
     except (dns.exception.DNSException, EOFError, ValueError) as exc:
         raise DnsTransferError(f"transfer of {zone.origin} from {host}:{port}: {exc!r}") from exc
     return zone
+
+
+async def ixfr(
+    zone: dns.zone.Zone,
+    host: str,
+    port: int,
+    *,
+    timeout: float = 10.0,
+    lifetime: float | None = None,
+) -> int:
+    """Bring ``zone`` up to the master's serial by IXFR (RFC 1995) from its own SOA serial;
+    returns the new serial.
+
+    The changes are applied in one dnspython transaction that swaps the zone's nodes on commit,
+    so readers never see half a difference; a master answering AXFR-style replaces the content.
+    A difference that does not apply exactly (deleting what is not there) raises
+    ``DnsTransferError`` with the zone untouched — the caller then transfers it whole.
+    """
+    query, _ = dns.xfr.make_query(zone, serial=0)
+    try:
+        await dns.asyncquery.inbound_xfr(
+            host,
+            zone,
+            query,
+            port=port,
+            timeout=timeout,
+            lifetime=lifetime if lifetime is not None else timeout * 10,
+        )
+    except dns.exception.Timeout as exc:
+        raise DnsTimeout(f"IXFR of {zone.origin} from {host}:{port} timed out") from exc
+    except (dns.exception.DNSException, EOFError, ValueError) as exc:
+        raise DnsTransferError(f"IXFR of {zone.origin} from {host}:{port}: {exc!r}") from exc
+    return int(zone.get_rdataset(zone.origin, dns.rdatatype.SOA)[0].serial)

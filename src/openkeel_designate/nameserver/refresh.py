@@ -1,8 +1,10 @@
 """Keeping secondary zones in step with the masters (mdns): the RFC 1996 / RFC 1034 refresh cycle.
 
 A refresh asks a master for the SOA: NO_ZONE means the zone was deleted there (mdns refuses zones
-being deleted), so it is dropped here too; a newer serial (RFC 1982) or an unknown zone means a
-full transfer, swapped in atomically.  Refreshes of one zone never overlap: a NOTIFY arriving
+being deleted), so it is dropped here too; a newer serial (RFC 1982) means an IXFR from the served
+serial (mdns answers with the difference, so a one-record change to a large zone moves one record),
+falling back to a full transfer when the difference does not apply; an unknown zone means a full
+transfer.  Either way the new content is swapped in atomically.  Refreshes of one zone never overlap: a NOTIFY arriving
 during a transfer only marks the zone for one more check afterwards, so a burst of NOTIFYs costs
 one or two transfers, not one each.  Without NOTIFY, each zone is re-checked at its SOA refresh
 interval (SOA retry after a failure).
@@ -16,8 +18,9 @@ import logging
 import time
 
 import dns.name
+import dns.zone
 
-from openkeel_designate.dnswire.client import DnsTransferError, SoaStatus, axfr, query_soa
+from openkeel_designate.dnswire.client import DnsTransferError, SoaStatus, axfr, ixfr, query_soa
 from openkeel_designate.domain.serial import serial_gt
 from openkeel_designate.nameserver.zones import ZoneStore
 
@@ -102,6 +105,8 @@ class Refresher:
             served = self.store.get(name)
             if served is not None and not serial_gt(result.serial, served.serial):
                 return True
+            if served is not None and await self._incremental(served.zone, host, port):
+                return True
             try:
                 zone = await axfr(name, host, port, timeout=self.xfr_timeout)
             except (OSError, DnsTransferError) as exc:
@@ -111,6 +116,19 @@ class Refresher:
             log.info("zone %s transferred from %s:%s", name, host, port)
             return True
         return False
+
+    async def _incremental(self, zone: dns.zone.Zone, host: str, port: int) -> bool:
+        """IXFR into the served zone; False (zone untouched) means: transfer it whole."""
+        try:
+            serial = await ixfr(zone, host, port, timeout=self.xfr_timeout)
+        except (OSError, DnsTransferError) as exc:
+            log.info("IXFR of %s from %s:%s failed (%s); trying AXFR", zone.origin, host, port,
+                     exc)
+            return False
+        await self.store.put(zone)
+        log.info("zone %s updated to serial %s by IXFR from %s:%s", zone.origin, serial, host,
+                 port)
+        return True
 
     def _ordered(self, prefer: Master | None) -> list[Master]:
         if prefer is None or prefer not in self.masters:
