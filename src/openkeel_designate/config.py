@@ -116,6 +116,8 @@ _PRODUCER_TASKS = {
     "worker_periodic_recovery": [cfg.IntOpt("interval", default=120)],
     "periodic_check_service_status": [cfg.IntOpt("interval", default=3600),
                                       cfg.IntOpt("time_threshold", default=1800)],
+    # Designate checks hourly; each zone's own SOA refresh decides, so check every minute.
+    "periodic_secondary_refresh": [cfg.IntOpt("interval", default=60)],
 }
 
 GROUPS: dict[str, list[cfg.Opt]] = {

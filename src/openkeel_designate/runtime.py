@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from openkeel_designate.api.app import create_app
 from openkeel_designate.central import pools as central_pools
+from openkeel_designate.central import secondary
 from openkeel_designate.central import task_runner
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
@@ -75,7 +76,8 @@ class Runtime:
                 max_message_size=self.conf["service:mdns"].max_message_size,
                 tcp_recv_timeout=self.conf["service:mdns"].tcp_recv_timeout,
                 keyring=SqlKeyring(self.db),
-                enforce_tsig=self.conf["service:mdns"].query_enforce_tsig)
+                enforce_tsig=self.conf["service:mdns"].query_enforce_tsig,
+                on_notify=lambda name, sender: secondary.on_notify(self.services, name, sender))
             await mdns.start()
             self._dns.append(mdns)
         if "worker" in self.roles:

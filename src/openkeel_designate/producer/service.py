@@ -1,6 +1,6 @@
 """Periodic housekeeping, each job under a database lease so it runs once per interval
 across the cluster: heartbeats (every process), purge of soft-deleted zones, and marking
-services DOWN when their heartbeats stop.
+services DOWN when their heartbeats stop, and the SOA-refresh check of secondary zones.
 
 Recovery of stuck zones needs no job here: a zone's lease simply expires and any worker claims
 it again, and ERROR zones are retried by the worker with back-off.
@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from oslo_config import cfg
 
-from openkeel_designate.central import service_statuses
+from openkeel_designate.central import secondary, service_statuses
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import leases
 from openkeel_designate.storage import service_statuses as status_store
@@ -39,6 +39,8 @@ class Producer:
             self._every(conf["producer_task:zone_purge"].interval, self.purge, "zone_purge")
             self._every(conf["producer_task:periodic_check_service_status"].interval,
                         self.check_services, "periodic_check_service_status")
+            self._every(conf["producer_task:periodic_secondary_refresh"].interval,
+                        self.refresh_secondaries, "periodic_secondary_refresh")
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -75,6 +77,11 @@ class Producer:
             lambda s: zone_store.purge(s, cutoff, conf.batch_size))
         if count:
             LOG.info("purged %d deleted zones", count)
+
+    async def refresh_secondaries(self) -> None:
+        count = await secondary.refresh_due(self.svc)
+        if count:
+            LOG.info("%d secondary zones due for a refresh", count)
 
     async def check_services(self) -> None:
         threshold = self.svc.conf["producer_task:periodic_check_service_status"].time_threshold

@@ -39,6 +39,7 @@ class ClaimedZone:
     change_seq: int
     hard_delete: bool
     attempts: int
+    transferred: bool = False  # SECONDARY: content already pulled from a master once
 
 
 def _claimable(now):
@@ -84,7 +85,8 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
     await session.execute(update(Record).where(
         Record.zone_id == zone.id, Record.serial.is_(None)).values(serial=zone.serial))
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
-                       zone.change_seq, zone.hard_delete, zone.attempts)
+                       zone.change_seq, zone.hard_delete, zone.attempts,
+                       zone.transferred_at is not None)
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,

@@ -10,6 +10,7 @@ a millisecond; a periodic sweep makes that hint unnecessary for correctness.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -32,6 +33,7 @@ from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.workqueue import ClaimedZone
+from openkeel_designate.worker import secondary
 
 LOG = logging.getLogger(__name__)
 SWEEP_SECONDS = 0.5
@@ -168,6 +170,14 @@ class Worker:
     # --- one push -----------------------------------------------------------------------------
     async def _push(self, claimed: ClaimedZone) -> int:
         """Apply on every target and wait for the nameservers; returns the serial they serve."""
+        if claimed.type == "SECONDARY" and claimed.action != "DELETE":
+            try:
+                serial = await secondary.refresh(
+                    self.db, claimed.id, claimed.name, claimed.serial, claimed.transferred,
+                    float(self.conf["service:worker"].xfr_timeout))
+            except secondary.TransferFailed as exc:
+                raise PushFailed(f"transfer from the masters failed: {exc}") from exc
+            claimed = dataclasses.replace(claimed, serial=serial)
         plan = await self._plan(claimed.pool_id)
         ref = ZoneRef(claimed.id, claimed.name, claimed.serial)
         delete = claimed.action == "DELETE"
