@@ -17,6 +17,7 @@ import sys
 import yaml
 
 from openkeel_designate import config
+from openkeel_designate.domain.errors import DesignateError
 from openkeel_designate.runtime import ALL_ROLES
 
 
@@ -90,7 +91,11 @@ def _manage(conf, args) -> int:
         with open(args.file, encoding="utf-8") as handle:
             definitions = yaml.safe_load(handle) or []
         migrate.upgrade(url)
-        ids = asyncio.run(_pool_update(conf, definitions, args.delete))
+        try:
+            ids = asyncio.run(_pool_update(conf, definitions, args.delete))
+        except DesignateError as exc:
+            print(f"pool update refused: {exc.message}", file=sys.stderr)
+            return 1
         print(f"updated {len(ids)} pool(s): {', '.join(ids)}")
         return 0
     print(yaml.safe_dump(asyncio.run(_pool_show(conf)), sort_keys=False), end="")

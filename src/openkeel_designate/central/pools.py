@@ -131,15 +131,26 @@ async def update_from_definitions(svc: Services, definitions: list[dict[str, Any
                 pool = await pool_store.get(session, definition["id"])
             if pool is None:
                 pool = existing.get(definition["name"])
-            written.append(await _write_pool(session, definition, pool))
+            before = [] if pool is None else [
+                r.hostname for r in (await pool_store.ns_records(session, [pool.id]))[pool.id]]
+            pool_id = await _write_pool(session, definition, pool)
+            after = [ns["hostname"] for ns in definition.get("ns_records") or []]
+            if pool is not None and before != after:
+                await zone_ns.apply_pool_ns(session, pool_id, after)
+            written.append(pool_id)
         if delete_missing:
             for pool in await pool_store.all_pools(session):
                 if pool.id not in written:
+                    if await pool_store.live_zones(session, pool.id):
+                        raise errors.InvalidOperation(
+                            f"pool {pool.name} must not contain zones to be deleted")
                     await pool_store.clear_parts(session, pool.id)
                     await session.delete(pool)
         return written
 
-    return await svc.db.transaction(work)
+    written = await svc.db.transaction(work)
+    svc.wake_worker()
+    return written
 
 
 async def _write_pool(session: AsyncSession, definition: dict[str, Any],
