@@ -105,6 +105,40 @@ _STORAGE = [
 
 _MIDDLEWARE = [cfg.IntOpt("max_request_body_size", default=114688)]
 
+# keystonemiddleware's names, so an operator's [keystone_authtoken] section reads unchanged.
+_KEYSTONE_AUTHTOKEN = [
+    cfg.StrOpt("www_authenticate_uri", deprecated_name="auth_uri",
+               help="Public Identity endpoint, sent in WWW-Authenticate on 401."),
+    cfg.StrOpt("auth_url", help="Identity endpoint used to obtain the service token and "
+                                "validate user tokens."),
+    cfg.StrOpt("auth_type", default="password", choices=["password"]),
+    cfg.StrOpt("username"),
+    cfg.StrOpt("password", secret=True),
+    cfg.StrOpt("user_id"),
+    cfg.StrOpt("user_domain_name"),
+    cfg.StrOpt("user_domain_id"),
+    cfg.StrOpt("project_name"),
+    cfg.StrOpt("project_id"),
+    cfg.StrOpt("project_domain_name"),
+    cfg.StrOpt("project_domain_id"),
+    cfg.StrOpt("system_scope"),
+    cfg.StrOpt("region_name"),
+    cfg.ListOpt("memcached_servers", deprecated_name="memcache_servers",
+                help="Accepted and ignored: the token cache lives in the API process."),
+    cfg.IntOpt("token_cache_time", default=300,
+               help="Seconds a validation result (valid or invalid) is reused; -1 disables."),
+    cfg.IntOpt("token_cache_size", default=10000,
+               help="Ours: most tokens remembered at once (the oldest are dropped)."),
+    cfg.IntOpt("http_connect_timeout"),
+    cfg.IntOpt("http_request_max_retries", default=3),
+    cfg.StrOpt("cafile"),
+    cfg.BoolOpt("insecure", default=False),
+    cfg.BoolOpt("include_service_catalog", default=True),
+    cfg.ListOpt("service_token_roles", default=["service"]),
+    cfg.BoolOpt("service_token_roles_required", default=False),
+    cfg.StrOpt("service_type", help="This service's catalog type, for tokens with access rules."),
+]
+
 _HEARTBEAT = [
     cfg.FloatOpt("heartbeat_interval", default=10.0),
     cfg.StrOpt("emitter_type", default="rpc"),
@@ -129,6 +163,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "service:worker": _WORKER,
     "storage:sqlalchemy": _STORAGE,
     "oslo_middleware": _MIDDLEWARE,
+    "keystone_authtoken": _KEYSTONE_AUTHTOKEN,
     "heartbeat_emitter": _HEARTBEAT,
     **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
 }
