@@ -9,9 +9,11 @@ an import interrupted by a crash is simply run again from its row (nothing half-
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 from typing import Any
 
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, task_runner
@@ -28,6 +30,7 @@ from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import Zone, ZoneTask, new_id, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
+LOG = logging.getLogger(__name__)
 NOT_FOUND = "Could not find ZoneImport"
 
 
@@ -43,8 +46,9 @@ async def create_zone_import(svc: Services, ctx: RequestContext, zonefile_text: 
     async def work(session: AsyncSession) -> ZoneTask:
         if attributes:
             await choose_pool(svc, session, ctx, attributes)  # 404/500 now, as Designate
-        task = ZoneTask(id=new_id(), version=1, tenant_id=ctx.project_id, task_type=task_store.IMPORT,
-                        status="PENDING", payload=payload, created_at=utcnow())
+        task = ZoneTask(id=new_id(), version=1, tenant_id=ctx.project_id,
+                        task_type=task_store.IMPORT, status="PENDING", payload=payload,
+                        created_at=utcnow())
         session.add(task)
         return task
 
@@ -118,6 +122,11 @@ async def run_import(svc: Services, task_id: str) -> None:
         await _finish(svc, task_id, "ERROR", "Quota exceeded during zone import.")
     except errors.DesignateError as exc:
         await _finish(svc, task_id, "ERROR", zonefile_import.undefined(exc.message or exc.type))
+    except OperationalError:
+        raise  # the database is away: the task stays PENDING and the sweep retries it
+    except Exception as exc:  # as Designate: any other failure ends the import
+        LOG.exception("zone import %s failed", task_id)
+        await _finish(svc, task_id, "ERROR", zonefile_import.undefined(str(exc)))
     else:
         if created:
             svc.wake_worker()

@@ -67,6 +67,7 @@ def finish(task: ZoneTask, status: str, message: str | None, *, zone_id: str | N
            location: str | None = None) -> None:
     """Record the outcome on a locked row (``message`` fits the 160-character column)."""
     task.status = status
+    task.payload = None  # an imported file is not kept once the import has its result
     task.message = message[:160] if message is not None else None
     if zone_id is not None:
         task.zone_id = zone_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -174,7 +175,7 @@ async def test_pending_import_left_by_a_crash_is_resumed(client, services):
             status="PENDING", created_at=utcnow(), payload=(
                 '{"zonefile": %s, "attributes": {}, "context": {"user_id": "u", '
                 '"project_id": "imp-a", "roles": ["member", "reader"]}}'
-                % __import__("json").dumps(ZONEFILE))))
+                % json.dumps(ZONEFILE))))
 
     await services.db.transaction(orphan)
     assert await task_runner.resume(services) == 1
