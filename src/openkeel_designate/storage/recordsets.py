@@ -93,8 +93,3 @@ async def delete_records(session: AsyncSession, record_ids: list[str]) -> None:
     if record_ids:
         await session.execute(delete(Record).where(Record.id.in_(record_ids)))
 
-
-async def mark_records_pending(session: AsyncSession, recordset_id: str, action: str) -> None:
-    """Every record of the recordset waits for the next serial again."""
-    await session.execute(update(Record).where(Record.recordset_id == recordset_id).values(
-        status="PENDING", action=action, serial=None, updated_at=utcnow()))
