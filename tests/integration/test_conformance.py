@@ -8,7 +8,6 @@ deliberately differ, explained in the README ("Conformance").
 from __future__ import annotations
 
 import configparser
-import os
 import re
 import subprocess
 import sys

@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
-from sqlalchemy import delete, distinct, func, or_, select, update
+from sqlalchemy import delete, distinct, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate
-from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone, utcnow
+from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone
 from openkeel_designate.storage.zones import LIVE
 
 # Filters that match individual records rather than the recordset row.
