@@ -31,7 +31,7 @@ from measure import (Api, get_load, ready_zone, recordset_propagation, sequentia
                      top_up_zones, zone_propagation)
 from report import figures, table  # noqa: E402
 from stats import memory_mb  # noqa: E402
-from targets import REPO, Ours, Ref, RefUnavailable, Target  # noqa: E402
+from targets import REPO, Ours, Ref, RefUnavailable, Target, ref_ports  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -139,9 +139,7 @@ def run_ours(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_ref(args: argparse.Namespace) -> dict[str, Any]:
-    ports = {name: int(os.environ.get(name, default)) for name, default in
-             (("API_PORT", 9101), ("MDNS_PORT", 5454), ("PDNS_PORT", 5400), ("PDNS_API_PORT", 8181))}
-    ref = Ref(args.ref_scripts, args.ref_dir, ports)
+    ref = Ref(args.ref_scripts, args.ref_dir, ref_ports())
     try:
         print(f"ref: setting up / starting Designate 23.0.0 (log {ref.log})", flush=True)
         target = ref.start()

@@ -150,7 +150,11 @@ def table(ours: dict[str, float | None], ref: dict[str, float | None] | None) ->
         data.append({"key": row.key, "label": row.label, "ours": ours.get(row.key), "ref": ref_value,
                      "ratio_ours_over": against, "ratio": r, "better": row.better,
                      "baseline_value": base_value, "baseline_text": base_text})
+    return render(header, lines), data
+
+
+def render(header: list[str], lines: list[list[str]]) -> str:
+    """Plain-text columns: the header, a rule, then one line per row."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *lines)]
-    render = ["  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
-              for cells in [header, ["-" * w for w in widths], *lines]]
-    return "\n".join(render), data
+    return "\n".join("  ".join(str(c).ljust(w) for c, w in zip(cells, widths)).rstrip()
+                     for cells in [header, ["-" * w for w in widths], *lines])

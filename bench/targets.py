@@ -23,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from support.pdns import PdnsServer  # noqa: E402
 from support.server import ServerProcess  # noqa: E402  (needs the sys.path line above)
 
 BENCH_QUOTAS = {"quota_zones": 100000, "quota_zone_recordsets": 100000, "quota_zone_records": 100000,
@@ -76,8 +77,85 @@ class Ours:
         self.server.stop()
 
 
+# The reference's PowerDNS (/tmp/ref/etc/pdns/pdns.conf, written by /work/shared/ref/setup.sh) runs
+# without answer caches and with a 5 s refresh cycle; the bench's PowerDNS gets the same settings so
+# that "answered by PowerDNS" means the same thing on both sides.
+REF_PDNS_SETTINGS = {"cache-ttl": "0", "query-cache-ttl": "0", "negquery-cache-ttl": "0",
+                     "xfr-cycle-interval": "5", "allow-axfr-ips": "127.0.0.0/8", "disable-axfr": "no"}
+
+
+def pdns_pool_yaml(server: ServerProcess, pdns: PdnsServer, axfr_retrieve: bool) -> str:
+    """The default pool, whose only target and only nameserver is the real PowerDNS ``pdns``."""
+    extra = "        axfr_retrieve: true\n" if axfr_retrieve else ""
+    return f"""---
+- name: default
+  description: bench pool, one real PowerDNS
+  attributes: {{}}
+  ns_records:
+    - hostname: ns1.example.net.
+      priority: 1
+  nameservers:
+    - host: 127.0.0.1
+      port: {pdns.dns_port}
+  targets:
+    - type: pdns4
+      description: PowerDNS {pdns.dns_port}
+      masters:
+        - host: 127.0.0.1
+          port: {server.mdns_port}
+      options:
+        host: 127.0.0.1
+        port: {pdns.dns_port}
+        api_endpoint: {pdns.api_url}
+        api_token: {pdns.api_key}
+{extra}"""
+
+
+class OursPdns:
+    """Our server whose default pool is one real PowerDNS (started here, settings as the ref's).
+
+    ``axfr_retrieve``: the pdns4 target option that asks PowerDNS to transfer at once instead of
+    waiting for its secondary loop after the NOTIFY.
+    """
+
+    def __init__(self, axfr_retrieve: bool, database: str = "sqlite"):
+        self.axfr_retrieve = axfr_retrieve
+        self.pdns = PdnsServer(extra_config=REF_PDNS_SETTINGS)
+        self.server = ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, database=database,
+                                    project="bench", wait_dns=True, start_timeout=120,
+                                    pools=lambda srv: pdns_pool_yaml(srv, self.pdns, axfr_retrieve))
+        self.database = database
+
+    @property
+    def label(self) -> str:
+        return "ours+axfr_retrieve" if self.axfr_retrieve else "ours"
+
+    def start(self) -> Target:
+        self.pdns.start()
+        self.server.start()
+        pid = self.server.pid
+        assert pid is not None
+        option = "axfr_retrieve: true" if self.axfr_retrieve else "plain Designate calls"
+        return Target(label=self.label, api_url=self.server.api_url, dns_port=self.pdns.dns_port,
+                      dns_label="PowerDNS (pool target)", pgids=lambda: [pid], api_poll_s=0.01,
+                      dns_poll_s=0.005, pause_s=(0.0, 0.05),
+                      notes=[f"openkeel-designate serve, {self.database}; pool: one pdns4 target, {option}"])
+
+    def stop(self) -> None:
+        try:
+            self.server.stop()
+        finally:
+            self.pdns.stop()
+
+
 class RefUnavailable(RuntimeError):
     """The reference stack could not be set up or started; the message says why."""
+
+
+def ref_ports() -> dict[str, int]:
+    """The reference stack's moved ports (environment overrides), clear of our servers'."""
+    return {name: int(os.environ.get(name, default)) for name, default in
+            (("API_PORT", 9101), ("MDNS_PORT", 5454), ("PDNS_PORT", 5400), ("PDNS_API_PORT", 8181))}
 
 
 class Ref:

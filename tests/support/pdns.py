@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 
 import dns.exception
@@ -46,8 +47,11 @@ def _schema_path() -> Path | None:
 class PdnsServer:
     """One pdns_server on 127.0.0.1: DNS on ``dns_port``, the API on ``api_port``."""
 
-    def __init__(self, base_dir: str | Path | None = None, start_timeout: float = 20.0):
+    def __init__(self, base_dir: str | Path | None = None, start_timeout: float = 20.0,
+                 extra_config: Mapping[str, str] | None = None):
+        """``extra_config``: more pdns.conf settings (e.g. ``{"cache-ttl": "0"}``), written last."""
         self._own_dir = base_dir is None
+        self.extra_config = dict(extra_config or {})
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="okd-pdns-"))
         self.start_timeout = start_timeout
         self.api_key = secrets.token_hex(12)
@@ -58,6 +62,11 @@ class PdnsServer:
     @property
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.api_port}"
+
+    @property
+    def pid(self) -> int | None:
+        """The pdns_server process (also its process group: it runs in its own session)."""
+        return self._proc.pid if self._proc else None
 
     @property
     def log_path(self) -> Path:
@@ -105,6 +114,7 @@ class PdnsServer:
             "webserver-address=127.0.0.1",
             f"webserver-port={self.api_port}",
             "webserver-allow-from=127.0.0.0/8",
+            *(f"{key}={value}" for key, value in self.extra_config.items()),
             "",
         ])
 
