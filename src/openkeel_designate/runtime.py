@@ -16,6 +16,7 @@ import uvicorn
 from oslo_config import cfg
 
 from openkeel_designate.api.app import create_app
+from openkeel_designate.api.auth import AuthConfigError
 from openkeel_designate.central import pools as central_pools
 from openkeel_designate.central import secondary
 from openkeel_designate.central import task_runner
@@ -105,12 +106,10 @@ class Runtime:
         self._dns.append(server)
 
     async def _start_api(self) -> None:
-        if self.conf["service:api"].auth_strategy != "noauth":
-            # Never serve unauthenticated when the operator asked for Keystone.
-            raise SystemExit("[service:api] auth_strategy = keystone is not available in this "
-                             "version; use noauth behind a trusted proxy or wait for Keystone "
-                             "support")
-        app = create_app(self.services)
+        try:
+            app = create_app(self.services)
+        except AuthConfigError as exc:  # e.g. keystone without auth_url: refuse to serve
+            raise SystemExit(str(exc)) from exc
         for address in self.conf["service:api"].listen:
             host, port = parse_hostport(address, 9001)
             config = uvicorn.Config(app, host=host, port=port, log_level="warning",

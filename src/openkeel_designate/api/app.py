@@ -13,6 +13,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openkeel_designate.api.auth import Authenticator, FlagRefused, make_authenticator
 from openkeel_designate.api.body import NotAnObject
 from openkeel_designate.api.errors import error_body, render_error, render_unexpected, request_id
 from openkeel_designate.api.render import json_response
@@ -45,17 +46,20 @@ _FLASK_404 = (
 )
 
 
-def create_app(services: Services) -> FastAPI:
+def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI:
+    """``auth`` defaults to the ``[service:api] auth_strategy`` of the services' config."""
+    auth = auth or make_authenticator(services.conf)
     app = FastAPI(title="OpenKeel Designate", version="2.4", docs_url=None, redoc_url=None,
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
+    app.state.auth = auth
     for module in (root, zones, recordsets, pools, service_statuses, limits, reverse,
                    tlds, tsigkeys, blacklists, admin,
                    transfers, shares,
                    zone_imports, zone_exports, zone_actions):
         app.include_router(module.router)
     _install_error_handlers(app)
-    app.add_middleware(EdgeMiddleware, services=services)
+    app.add_middleware(EdgeMiddleware, services=services, auth=auth)
     return app
 
 
@@ -82,6 +86,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         return render_error(request, errors.BadRequest("Invalid request"))
 
+    @app.exception_handler(FlagRefused)
+    async def flag_refused(request: Request, exc: FlagRefused) -> Response:
+        return Response(b"", 403)
+
     @app.exception_handler(NotAnObject)
     async def not_an_object(request: Request, exc: NotAnObject) -> Response:
         return render_unexpected(request, exc)
@@ -94,9 +102,10 @@ def _install_error_handlers(app: FastAPI) -> None:
 class EdgeMiddleware:
     """Pure ASGI (cheap per request) edge handling; see the module docstring."""
 
-    def __init__(self, app: ASGIApp, services: Services):
+    def __init__(self, app: ASGIApp, services: Services, auth: Authenticator):
         self.app = app
         self.services = services
+        self.auth = auth
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -118,6 +127,16 @@ class EdgeMiddleware:
                     (b"x-openstack-request-id", req_id.encode()))
             await send(message)
 
+        # Designate's order: authtoken, then the context, then maintenance (which reads roles).
+        if path.startswith("/v2") or path.startswith("/admin"):
+            denied = await self.auth.authenticate(scope)
+            if denied is not None:
+                await denied(scope, receive, send_with_id)
+                return
+        busy = self._maintenance(scope, path)
+        if busy is not None:
+            await busy(scope, receive, send)
+            return
         await self.app(scope, receive, send_with_id)
 
     def _early_response(self, scope: Scope, path: str, req_id: str) -> Response | None:
@@ -126,10 +145,6 @@ class EdgeMiddleware:
         if (is_v2 and not api.enable_api_v2) or (is_admin and not api.enable_api_admin):
             return Response(b"", 404)
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if api.maintenance_mode:
-            roles = [r.strip() for r in headers.get("x-roles", "admin").split(",")]
-            if path == "/" or api.maintenance_mode_role not in roles:
-                return Response(b"", 503, headers={"Retry-After": "60"})
         length = headers.get("content-length")
         limit = self.services.conf.oslo_middleware.max_request_body_size
         if length and length.isdigit() and int(length) > limit:
@@ -140,6 +155,17 @@ class EdgeMiddleware:
                 "406 Not Acceptable\nThe resource could not be generated that was acceptable "
                 f"to your browser (content of type {accept}.\n\n   ", 406,
                 media_type="text/plain")
+        return None
+
+    def _maintenance(self, scope: Scope, path: str) -> Response | None:
+        """Roles from ``X-Roles``: the client's in noauth mode, the token's in keystone mode."""
+        api = self.services.conf["service:api"]
+        if not api.maintenance_mode:
+            return None
+        headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        roles = [r.strip() for r in headers.get("x-roles", "admin").split(",")]
+        if path == "/" or api.maintenance_mode_role not in roles:
+            return Response(b"", 503, headers={"Retry-After": "60"})
         return None
 
 

@@ -1,4 +1,4 @@
-"""The request context: who is calling (noauth headers or Keystone) and the request flags.
+"""The request context: the caller from the auth strategy (``api/auth``) plus the request flags.
 
 Flags are applied in Designate's order, each policy-checked as soon as it is set.  Query
 parameters that are flags (``all_projects``, ``all_tenants``, ``edit_managed_records``) are taken
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from fastapi import Request
 
+from openkeel_designate.api.auth import Authenticator, FlagRefused
 from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 
 _TRUE = {"1", "t", "true", "on", "y", "yes"}
@@ -26,25 +28,31 @@ def remaining_query(request: Request) -> list[tuple[str, str]]:
 
 
 def build_context(request: Request) -> RequestContext:
-    """Cached per request; raises Forbidden when a flag is refused by policy."""
+    """Cached per request; a flag refused by policy raises Forbidden (noauth: JSON 403) or
+    ``FlagRefused`` (keystone: empty 403, as Designate's keystonecontext answers)."""
     cached = getattr(request.state, "context", None)
     if cached is not None:
         return cached
     svc: Services = request.app.state.services
-    headers = request.headers
-    roles_header = headers.get("x-roles")
-    roles = ["admin"] if roles_header is None else [
-        r.strip() for r in roles_header.split(",") if r.strip()]
+    auth: Authenticator = request.app.state.auth
+    who = auth.identity(request)
     ctx = RequestContext(
-        user_id=headers.get("x-auth-user-id", "noauth-user"),
-        project_id=headers.get("x-auth-project-id", "noauth-project"),
-        roles=roles,
+        user_id=who.user_id,
+        project_id=who.project_id,
+        roles=list(who.roles),
         request_id=request.state.request_id,
-        auth_token=headers.get("x-auth-token"),
+        auth_token=who.auth_token,
+        system_scope=who.system_scope,
+        service_catalog=who.service_catalog,
         client_addr=request.client.host if request.client else None,
     )
     request.state.context = ctx
-    _apply_flags(svc, request, ctx)
+    try:
+        _apply_flags(svc, request, ctx)
+    except errors.Forbidden as exc:
+        if auth.empty_flag_refusal:
+            raise FlagRefused() from exc
+        raise
     return ctx
 
 

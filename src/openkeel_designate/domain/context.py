@@ -27,6 +27,8 @@ class RequestContext:
     client_addr: str | None = None
     auth_token: str | None = None
     system_scope: str | None = None
+    #: Keystone mode: the token's catalog (v2 shape), for calls to other services (Neutron).
+    service_catalog: list[dict] = field(default_factory=list)
 
     @property
     def is_admin(self) -> bool:
