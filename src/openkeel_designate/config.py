@@ -139,6 +139,17 @@ _KEYSTONE_AUTHTOKEN = [
     cfg.StrOpt("service_type", help="This service's catalog type, for tokens with access rules."),
 ]
 
+# Designate's Neutron client: ``region|url`` endpoints override the caller's service catalog.
+_NEUTRON = [
+    cfg.ListOpt("endpoints", help="URLs to use for Neutron, as region|url pairs."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               help="Catalog interface used when no endpoint is configured."),
+    cfg.IntOpt("timeout", default=30, help="Seconds a Neutron request may take."),
+    cfg.BoolOpt("insecure", default=False, help="Skip TLS certificate verification."),
+    cfg.StrOpt("ca_certificates_file", help="CA bundle that signs Neutron's certificate."),
+    cfg.StrOpt("client_certificate_file", help="Client certificate presented to Neutron."),
+]
+
 _HEARTBEAT = [
     cfg.FloatOpt("heartbeat_interval", default=10.0),
     cfg.StrOpt("emitter_type", default="rpc"),
@@ -165,6 +176,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "oslo_middleware": _MIDDLEWARE,
     "keystone_authtoken": _KEYSTONE_AUTHTOKEN,
     "heartbeat_emitter": _HEARTBEAT,
+    "network_api:neutron": _NEUTRON,
     **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
 }
 
