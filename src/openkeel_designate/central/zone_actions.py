@@ -16,7 +16,7 @@ from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import (
-    CATALOG_FORBIDDEN,
+    load_deletable,
     load_visible,
     mark_pending,
     policy_target,
@@ -33,19 +33,7 @@ from openkeel_designate.storage.models import Zone, utcnow
 async def abandon_zone(svc: Services, ctx: RequestContext, zone_id: str) -> bool:
     """Soft-delete at once, backends untouched; True when the zone is gone (else a 500)."""
     async def work(session: AsyncSession) -> bool:
-        zone = await load_visible(session, ctx, zone_id, for_update=True)
-        svc.policy.check("abandon_zone", ctx, policy_target(zone))
-        if zone.type == "CATALOG":
-            raise errors.Forbidden(CATALOG_FORBIDDEN)
-        shared = await zone_store.shared_ids(session, [zone.id])
-        if shared and not ctx.delete_shares:
-            raise errors.ZoneShared(
-                "This zone is shared with other projects, please remove these shares before "
-                "deletion or use the delete-shares modifier to override this warning.")
-        if await zone_store.children(session, zone.id):
-            raise errors.ZoneHasSubZone("Please delete any subzones before deleting this zone")
-        if shared:
-            await zone_store.delete_shares(session, zone.id)
+        zone = await load_deletable(session, svc, ctx, zone_id, "abandon_zone")
         zone.change_seq += 1  # a push in flight must not report this zone ACTIVE again
         await session.flush()
         return await zone_store.mark_deleted(session, zone.id, None)

@@ -266,21 +266,29 @@ async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
 
 
 # --- delete ------------------------------------------------------------------------------------
+async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestContext,
+                         zone_id: str, rule: str) -> Zone:
+    """The zone, locked, once every rule of delete and abandon allows it (shares removed with
+    ``X-Designate-Delete-Shares``)."""
+    zone = await load_visible(session, ctx, zone_id, for_update=True)
+    svc.policy.check(rule, ctx, policy_target(zone))
+    if zone.type == "CATALOG":
+        raise errors.Forbidden(CATALOG_FORBIDDEN)
+    shared = await zone_store.shared_ids(session, [zone.id])
+    if shared and not ctx.delete_shares:
+        raise errors.ZoneShared(
+            "This zone is shared with other projects, please remove these shares before "
+            "deletion or use the delete-shares modifier to override this warning.")
+    if await zone_store.children(session, zone.id):
+        raise errors.ZoneHasSubZone("Please delete any subzones before deleting this zone")
+    if shared:
+        await zone_store.delete_shares(session, zone.id)
+    return zone
+
+
 async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
-        zone = await load_visible(session, ctx, zone_id, for_update=True)
-        svc.policy.check("delete_zone", ctx, policy_target(zone))
-        if zone.type == "CATALOG":
-            raise errors.Forbidden(CATALOG_FORBIDDEN)
-        shared = await zone_store.shared_ids(session, [zone.id])
-        if shared and not ctx.delete_shares:
-            raise errors.ZoneShared(
-                "This zone is shared with other projects, please remove these shares before "
-                "deletion or use the delete-shares modifier to override this warning.")
-        if await zone_store.children(session, zone.id):
-            raise errors.ZoneHasSubZone("Please delete any subzones before deleting this zone")
-        if shared:
-            await zone_store.delete_shares(session, zone.id)
+        zone = await load_deletable(session, svc, ctx, zone_id, "delete_zone")
         zone.hard_delete = ctx.hard_delete
         zone.updated_at = utcnow()
         mark_pending(zone, "DELETE", bump_serial=False)
