@@ -150,6 +150,30 @@ _NEUTRON = [
     cfg.StrOpt("client_certificate_file", help="Client certificate presented to Neutron."),
 ]
 
+_SINK = [
+    cfg.IntOpt("workers", help="Accepted for designate.conf compatibility; one process here."),
+    cfg.IntOpt("threads", default=1000,
+               help="Accepted for designate.conf compatibility; oslo.messaging's "
+                    "executor_thread_pool_size sizes the listener."),
+    cfg.ListOpt("enabled_notification_handlers", default=[],
+                help="nova_fixed, neutron_floatingip; none enabled = no sink, no broker needed."),
+    cfg.StrOpt("listener_pool_name", help="oslo.messaging listener pool (own queue per pool)."),
+]
+
+
+def _handler_opts(exchange: str) -> list[cfg.Opt]:
+    """The options every address handler group carries; only the exchange default differs."""
+    return [
+        cfg.ListOpt("notification_topics", default=["notifications"]),
+        cfg.StrOpt("control_exchange", default=exchange),
+        cfg.StrOpt("zone_id", help="Zone receiving the records; unset = handler inactive."),
+        cfg.MultiStrOpt("formatv4", default=None),
+        cfg.MultiStrOpt("format", default=None, deprecated_for_removal=True,
+                        deprecated_reason="Replaced by formatv4/formatv6"),
+        cfg.MultiStrOpt("formatv6", default=None),
+    ]
+
+
 _HEARTBEAT = [
     cfg.FloatOpt("heartbeat_interval", default=10.0),
     cfg.StrOpt("emitter_type", default="rpc"),
@@ -176,6 +200,9 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "oslo_middleware": _MIDDLEWARE,
     "keystone_authtoken": _KEYSTONE_AUTHTOKEN,
     "heartbeat_emitter": _HEARTBEAT,
+    "service:sink": _SINK,
+    "handler:nova_fixed": _handler_opts("nova"),
+    "handler:neutron_floatingip": _handler_opts("neutron"),
     "network_api:neutron": _NEUTRON,
     **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
 }
