@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
@@ -60,7 +61,9 @@ async def create(svc: Services, ctx: RequestContext, kind: Kind, values: dict[st
         await _flush(session, kind)
         return row
 
-    return await svc.db.transaction(work)
+    row = await svc.db.transaction(work)
+    emit(svc, row, f"dns.{kind.rule}.create")
+    return row
 
 
 async def update(svc: Services, ctx: RequestContext, kind: Kind, row_id: str,
@@ -81,16 +84,20 @@ async def update(svc: Services, ctx: RequestContext, kind: Kind, row_id: str,
         await _flush(session, kind)
         return row
 
-    return await svc.db.transaction(work)
+    row = await svc.db.transaction(work)
+    emit(svc, row, f"dns.{kind.rule}.update")
+    return row
 
 
 async def delete(svc: Services, ctx: RequestContext, kind: Kind, row_id: str) -> None:
     svc.policy.check(f"delete_{kind.rule}", ctx)
 
-    async def work(session: AsyncSession) -> None:
-        await session.delete(await _load(session, kind, row_id))
+    async def work(session: AsyncSession) -> Any:
+        row = await _load(session, kind, row_id)
+        await session.delete(row)
+        return row
 
-    await svc.db.transaction(work)
+    emit(svc, await svc.db.transaction(work), f"dns.{kind.rule}.delete")
 
 
 async def _load(session: AsyncSession, kind: Kind, row_id: str) -> Any:

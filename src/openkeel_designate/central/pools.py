@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import zone_ns
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
@@ -61,6 +62,7 @@ async def get_pool(svc: Services, ctx: RequestContext, pool_id: str) -> PoolView
         return (await _views(session, [pool]))[0]
 
 
+@notifies("dns.pool.create")
 async def create_pool(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> PoolView:
     """Deprecated in Designate but still answered: a pool with NS records only."""
     svc.policy.check("create_pool", ctx)
@@ -192,6 +194,7 @@ async def _write_pool(session: AsyncSession, definition: dict[str, Any],
     return pool.id
 
 
+@notifies("dns.pool.update")
 async def update_pool(svc: Services, ctx: RequestContext, pool_id: str,
                       values: dict[str, Any]) -> PoolView:
     """Deprecated in Designate but answered: new NS records are applied to the pool's zones."""

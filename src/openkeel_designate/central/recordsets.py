@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, RecordSetView
@@ -129,6 +130,7 @@ def _is_managed(view: RecordSetView, zone: Zone) -> bool:
 
 
 # --- create ------------------------------------------------------------------------------------
+@notifies("dns.recordset.create")
 async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                            values: dict[str, Any]) -> RecordSetView:
     if "name" not in values:
@@ -225,6 +227,7 @@ async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str
 
 
 # --- update ------------------------------------------------------------------------------------
+@notifies("dns.recordset.update")
 async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
                            values: dict[str, Any]) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
@@ -280,6 +283,7 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
 
 
 # --- delete ------------------------------------------------------------------------------------
+@notifies("dns.recordset.delete")
 async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                            recordset_id: str) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 from oslo_config import cfg
@@ -23,7 +24,14 @@ class Services:
     db: Database
     policy: Policy
     wake_listeners: list[Callable[[], None]] = field(default_factory=list)
+    notifier: Any = None  # central.notifications.Notifier when dns.* events are configured
     _announcements: set = field(default_factory=set, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.notifier is None:
+            from openkeel_designate.central.notifications import Notifier
+
+            self.notifier = Notifier(self.conf)
 
     def wake_worker(self) -> None:
         for listener in self.wake_listeners:

@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import CATALOG_FORBIDDEN, load_visible, policy_target
 from openkeel_designate.domain import errors
@@ -31,6 +32,7 @@ def _sharer(share: SharedZone) -> dict[str, Any]:
     return {"project_id": share.project_id, "tenant_id": share.project_id}
 
 
+@notifies("dns.zone.share")
 async def share_zone(svc: Services, ctx: RequestContext, zone_id: str,
                      values: dict[str, Any]) -> SharedZone:
     async def work(session: AsyncSession) -> SharedZone:

@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult
 from openkeel_designate.central.zones import CATALOG_FORBIDDEN, load_visible, policy_target
@@ -77,6 +78,7 @@ def _not_found() -> errors.ZoneTransferRequestNotFound:
 
 
 # --- requests ----------------------------------------------------------------------------------
+@notifies("dns.zone_transfer_request.create")
 async def create_request(svc: Services, ctx: RequestContext, zone_id: str,
                          values: dict[str, Any]) -> RequestView:
     async def work(session: AsyncSession) -> RequestView:
@@ -126,6 +128,7 @@ async def find_requests(svc: Services, ctx: RequestContext, page: Page) -> list[
     return [_view(svc, ctx, request, zone_name) for request, zone_name in rows]
 
 
+@notifies("dns.zone_transfer_request.update")
 async def update_request(svc: Services, ctx: RequestContext, request_id: str,
                          values: dict[str, Any]) -> RequestView:
     async def work(session: AsyncSession) -> RequestView:
@@ -165,6 +168,7 @@ class _AcceptFailed(Exception):
         self.accept = accept
 
 
+@notifies("dns.zone_transfer_accept.create")
 async def create_accept(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> AcceptView:
     async def work(session: AsyncSession) -> AcceptView:
         request, _ = await _get_request(svc, session, ctx, values.get("zone_transfer_request_id"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, task_runner, zonefile
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult
 from openkeel_designate.central.zones import load_visible, policy_target
@@ -30,6 +31,7 @@ def location(task_id: str) -> str:
 
 
 # --- requests ----------------------------------------------------------------------------------
+@notifies("dns.zone_export.create")
 async def create_zone_export(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneTask:
     async def work(session: AsyncSession) -> ZoneTask:
         zone = await load_visible(session, ctx, zone_id)

@@ -20,6 +20,7 @@ from openkeel_designate.central import quotas, task_runner
 from openkeel_designate.central import zonefile_import
 from openkeel_designate.central import zones as central_zones
 from openkeel_designate.central.scheduler import choose_pool
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult
 from openkeel_designate.domain import errors
@@ -35,6 +36,7 @@ NOT_FOUND = "Could not find ZoneImport"
 
 
 # --- requests ----------------------------------------------------------------------------------
+@notifies("dns.zone_import.create")
 async def create_zone_import(svc: Services, ctx: RequestContext, zonefile_text: str,
                              attributes: dict[str, str] | None = None) -> ZoneTask:
     svc.policy.check("create_zone_import", ctx, {"project_id": ctx.project_id})

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, records
+from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, ZoneView
@@ -64,6 +65,7 @@ def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -
 
 
 # --- create ------------------------------------------------------------------------------------
+@notifies("dns.zone.create", "dns.domain.create")
 async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> ZoneView:
     check_create_allowed(svc, ctx, values)
 
@@ -238,6 +240,7 @@ async def get_nameservers(svc: Services, ctx: RequestContext, zone_id: str) -> l
 
 
 # --- update ------------------------------------------------------------------------------------
+@notifies("dns.zone.update", "dns.domain.update")
 async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
                       values: dict[str, Any]) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
@@ -286,6 +289,7 @@ async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestConte
     return zone
 
 
+@notifies("dns.zone.delete", "dns.domain.delete")
 async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
         zone = await load_deletable(session, svc, ctx, zone_id, "delete_zone")

@@ -1,0 +1,127 @@
+"""``dns.*`` notifications, emitted like Designate's central: after an operation succeeds, with
+the resulting object as payload, through oslo.messaging (so Ceilometer and other consumers of
+``notifications.info`` see the same events).
+
+Nothing leaves the process unless ``[oslo_messaging_notifications] driver`` is set, exactly as
+with Designate.  oslo.messaging is blocking, so messages go through one background thread in
+order; a broker outage costs the events, never the API call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any, TypeVar
+
+from oslo_config import cfg
+from sqlalchemy import inspect as sa_inspect
+
+from openkeel_designate.central.views import RecordSetView, ZoneView
+
+LOG = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+class Notifier:
+    """Sends notifications with oslo.messaging when a driver is configured."""
+
+    def __init__(self, conf: cfg.ConfigOpts):
+        self._notifier = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._publisher = f"central.{conf.host}"
+        try:
+            import oslo_messaging
+        except ImportError:
+            return
+        transport = oslo_messaging.get_notification_transport(conf)
+        drivers = [d for d in conf.oslo_messaging_notifications.driver if d != "noop"]
+        notifier = oslo_messaging.Notifier(transport, publisher_id=self._publisher)
+        if drivers and notifier.is_enabled():
+            self._notifier = notifier
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notify")
+
+    @property
+    def enabled(self) -> bool:
+        return self._notifier is not None
+
+    def info(self, event_type: str, payload: dict[str, Any]) -> None:
+        if self._notifier is None:
+            return
+        self._executor.submit(self._send, event_type, payload)
+
+    def _send(self, event_type: str, payload: dict[str, Any]) -> None:
+        try:
+            self._notifier.info({}, event_type, payload)
+        except Exception:  # the broker is down: lose the event, keep serving
+            LOG.exception("could not emit %s", event_type)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+
+
+def emit(svc: Any, result: Any, *event_types: str) -> None:
+    """Send ``event_types`` with ``result`` as payload (no-op without a configured driver)."""
+    notifier = getattr(svc, "notifier", None)
+    if notifier is None or not notifier.enabled or result is None:
+        return
+    body = payload(result)
+    for event_type in event_types:
+        notifier.info(event_type, body)
+
+
+def notifies(*event_types: str) -> Callable[[F], F]:
+    """Emit ``event_types`` with the operation's result once it has succeeded."""
+    def decorate(operation: F) -> F:
+        @functools.wraps(operation)
+        async def wrapper(svc, *args, **kwargs):
+            result = await operation(svc, *args, **kwargs)
+            emit(svc, result, *event_types)
+            return result
+        return wrapper  # type: ignore[return-value]
+    return decorate
+
+
+def payload(result: Any) -> dict[str, Any]:
+    """The object as Designate sends it: its fields, timestamps as text."""
+    if isinstance(result, ZoneView):
+        body = _columns(result.zone)
+        body.update(project_id=result.zone.tenant_id, attributes=result.attributes,
+                    masters=[f"{h}:{p}" for h, p in result.masters], shared=result.shared)
+        return body
+    if isinstance(result, RecordSetView):
+        body = _columns(result.recordset)
+        body.update(project_id=result.recordset.tenant_id, zone_name=result.zone_name,
+                    records=sorted(r.data for r in result.records), status=result.status,
+                    action=result.action)
+        return body
+    if hasattr(result, "__table__"):
+        return _columns(result)
+    for attribute in ("zone", "recordset", "pool", "request", "accept", "share", "task", "row"):
+        inner = getattr(result, attribute, None)
+        if inner is not None and hasattr(inner, "__table__"):
+            return _columns(inner)
+    return {"value": str(result)}
+
+
+_INTERNAL = {"lease_owner", "lease_expires_at", "attempts", "next_attempt_at", "change_seq",
+             "payload", "error_reason"}
+
+
+def _columns(row: Any) -> dict[str, Any]:
+    body = {}
+    for column in sa_inspect(row).mapper.column_attrs:
+        if column.key in _INTERNAL:
+            continue
+        value = getattr(row, column.key)
+        body[column.key] = value.isoformat() if isinstance(value, datetime) else value
+    return body
+
+
+async def drain(notifier: Notifier) -> None:
+    """Let queued notifications leave before shutdown."""
+    await asyncio.to_thread(notifier.close)
