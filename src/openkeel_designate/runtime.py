@@ -2,7 +2,10 @@
 asyncio tasks of one process.
 
 Roles: ``api`` (REST, with central in-process), ``worker``, ``mdns``, ``producer``,
-``nameserver`` (the built-in authoritative server).  ``serve`` with no ``--roles`` runs them all.
+``nameserver`` (the built-in authoritative server), ``sink`` (Nova/Neutron notifications).
+``serve`` with no ``--roles`` runs them all.  The sink is in that default set but does nothing
+unless ``[service:sink] enabled_notification_handlers`` names a handler, so the embedded default
+needs no broker; an unreachable broker is logged and retried while the other roles serve.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import asyncio
 import logging
 import os
 import signal
+from typing import TYPE_CHECKING
 
 import uvicorn
 from oslo_config import cfg
@@ -32,8 +36,11 @@ from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.zonesource import SqlZoneSource
 from openkeel_designate.worker.service import Worker
 
+if TYPE_CHECKING:
+    from openkeel_designate.sink.service import Sink
+
 LOG = logging.getLogger(__name__)
-ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver")
+ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver", "sink")
 # Designate's service names in /v2/service_statuses for our roles (the api hosts central).
 HEARTBEAT_NAMES = {"api": "central", "worker": "worker", "mdns": "mdns", "producer": "producer"}
 
@@ -55,6 +62,7 @@ class Runtime:
         self.services = Services(conf=conf, db=self.db, policy=Policy(conf))
         self.worker: Worker | None = None
         self.producer: Producer | None = None
+        self.sink: Sink | None = None
         self._servers: list[uvicorn.Server] = []
         self._dns: list = []
         self._tasks: list[asyncio.Task] = []
@@ -85,6 +93,8 @@ class Runtime:
             self.worker = Worker(self.conf, self.db)
             self.services.wake_listeners.append(self.worker.wake)
             self._tasks.append(asyncio.create_task(self.worker.run()))
+        if "sink" in self.roles and self.conf["service:sink"].enabled_notification_handlers:
+            await self._start_sink()
         if "api" in self.roles:
             await self._start_api()
             self._tasks.append(asyncio.create_task(task_runner.sweep_forever(self.services)))
@@ -104,6 +114,14 @@ class Runtime:
             [hp(v, 5300) for v in self.conf["service:nameserver"].listen], masters, data_dir)
         await server.start()
         self._dns.append(server)
+
+    async def _start_sink(self) -> None:
+        # Imported here: oslo.messaging costs most of a second and drags in eventlet, which a
+        # server without notification handlers has no use for.
+        from openkeel_designate.sink.service import Sink
+
+        self.sink = Sink(self.services, self.conf)
+        await self.sink.start()
 
     async def _start_api(self) -> None:
         try:
@@ -132,6 +150,8 @@ class Runtime:
         """Graceful: stop taking requests, let pushes in flight finish or release them."""
         for server in self._servers:
             server.should_exit = True
+        if self.sink is not None:
+            await self.sink.stop()
         if self.worker is not None:
             await self.worker.stop()
         if self.producer is not None:
