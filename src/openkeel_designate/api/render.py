@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
+from openkeel_designate.central.floatingips import FloatingIPView
 from openkeel_designate.central.pools import PoolView
 from openkeel_designate.central.views import RecordSetView, ZoneView
 
@@ -70,4 +71,13 @@ def service_status(row: Any, base: str, collection: str) -> dict[str, Any]:
         "heartbeated_at": timestamp(row.heartbeated_at), "created_at": timestamp(row.created_at),
         "updated_at": timestamp(row.updated_at),
         "links": {"self": f"{base}/v2/{collection}/{row.id}"},
+    }
+
+
+def floatingip(view: FloatingIPView, base: str) -> dict[str, Any]:
+    key = f"{view.fip.region}:{view.fip.id}"
+    return {
+        "id": key, "description": view.description, "address": view.fip.address,
+        "ptrdname": view.ptrdname, "ttl": view.ttl, "action": view.action, "status": view.status,
+        "links": {"self": f"{base}/v2/reverse/floatingips/{key}"},
     }

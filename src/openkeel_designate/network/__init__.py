@@ -1,0 +1,1 @@
+"""Clients of the other OpenStack services Designate asks about resources (Neutron)."""
