@@ -57,6 +57,9 @@ class Backend:
 
     # True when create/update already NOTIFY the server, so the worker need not send another.
     sends_notify: bool = False
+    # True when, in a pool with a catalog zone (RFC 9432), the server learns its zones from the
+    # catalog (configured by the operator) instead of from backend calls.
+    follows_catalog: bool = True
 
     def __init__(self, target: Target):
         self.target = target

@@ -24,6 +24,7 @@ class BuiltinBackend(Backend):
     """NOTIFY ``target.notify_host:notify_port`` (target options ``host`` / ``port``)."""
 
     sends_notify = True
+    follows_catalog = False  # a plain secondary: NOTIFY per zone is how it learns them
 
     async def create_zone(self, zone: ZoneRef) -> None:
         await self._notify(zone)

@@ -29,6 +29,7 @@ from openkeel_designate.backends.base import (
 )
 from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
 from openkeel_designate.domain.serial import serial_ge
+from openkeel_designate.storage import catalogzones
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
@@ -51,6 +52,7 @@ class PoolPlan:
     nameservers: list[tuple[str, int]]
     also_notifies: list[tuple[str, int]]
     loaded_at: float
+    catalog: str | None = None  # RFC 9432 catalog zone of the pool: targets follow it
 
 
 def _describe(result) -> str:
@@ -181,7 +183,8 @@ class Worker:
         plan = await self._plan(claimed.pool_id)
         ref = ZoneRef(claimed.id, claimed.name, claimed.serial)
         delete = claimed.action == "DELETE"
-        results = await asyncio.gather(*(self._apply(t, claimed, ref) for t in plan.targets),
+        results = await asyncio.gather(*(self._apply(t, claimed, ref, plan.catalog)
+                                         for t in plan.targets),
                                        return_exceptions=True)
         failures = [r for r in results if isinstance(r, BaseException)]
         self._require(len(plan.targets) - len(failures), len(plan.targets),
@@ -191,7 +194,8 @@ class Worker:
             asyncio.create_task(self._quiet_notify(claimed.name, host, port))
         return served
 
-    async def _apply(self, target: Target, claimed: ClaimedZone, ref: ZoneRef) -> None:
+    async def _apply(self, target: Target, claimed: ClaimedZone, ref: ZoneRef,
+                     catalog: str | None) -> None:
         backend = backend_for(target)
         state = self._states.setdefault(claimed.id, {})
         where = f"target {target.type} {target.notify_host}:{target.notify_port}"
@@ -199,7 +203,7 @@ class Worker:
         while True:
             state[where] = "did not answer"
             try:
-                await self._apply_once(backend, target, claimed, ref)
+                await self._apply_once(backend, target, claimed, ref, catalog)
                 del state[where]
                 return
             except PermanentBackendError as exc:
@@ -212,7 +216,14 @@ class Worker:
                 delay = min(delay * 2, 2.0)
 
     async def _apply_once(self, backend, target: Target, claimed: ClaimedZone,
-                          ref: ZoneRef) -> None:
+                          ref: ZoneRef, catalog: str | None) -> None:
+        if catalog is not None and backend.follows_catalog:
+            # With a catalog zone the servers learn membership from it (RFC 9432): no backend
+            # call, a NOTIFY for the catalog on create/delete, for the member on update.
+            name = claimed.name if claimed.action == "UPDATE" else catalog
+            await send_notify(name, target.notify_host, target.notify_port,
+                              timeout=self._dns_timeout)
+            return
         if claimed.action == "DELETE":
             await backend.delete_zone(ref, claimed.hard_delete)
             return
@@ -303,6 +314,7 @@ class Worker:
             return plan
         async with self.db.read() as session:
             detail = await pool_store.detail(session, pool_id)
+            catalog = await catalogzones.fqdn_of(session, pool_id)
         if detail is None:
             raise PushFailed(f"pool {pool_id} does not exist")
         targets = [Target(id=t.id, type=t.type, description=t.description,
@@ -312,6 +324,6 @@ class Worker:
         plan = PoolPlan(targets=targets,
                         nameservers=[(n.host, n.port) for n in detail.nameservers],
                         also_notifies=[(a.host, a.port) for a in detail.also_notifies],
-                        loaded_at=time.monotonic())
+                        loaded_at=time.monotonic(), catalog=catalog)
         self._pools[pool_id] = plan
         return plan
