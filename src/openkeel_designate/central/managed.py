@@ -33,7 +33,6 @@ class ManagedSource:
     plugin_type: str
     resource_type: str
     resource_id: str
-    tenant_id: str | None = None
 
 
 def check_values(zone_name: str, name: str, rtype: str, data: list[str]) -> None:
@@ -65,7 +64,6 @@ def _managed_record(zone: Zone, recordset, data: str, source: ManagedSource, act
     record.managed_plugin_type = source.plugin_type
     record.managed_resource_type = source.resource_type
     record.managed_resource_id = source.resource_id
-    record.managed_tenant_id = source.tenant_id
     return record
 
 

@@ -47,7 +47,7 @@ class SinkEndpoint:
             LOG.warning("sink: database unavailable, requeueing %s", event_type)
             time.sleep(REQUEUE_PAUSE)
             return oslo_messaging.NotificationResult.REQUEUE
-        except Exception:  # noqa: BLE001 - a bad event must not stop the listener
+        except Exception:  # a bad event must not stop the listener
             LOG.exception("sink: %s from %s failed", event_type, publisher_id)
         return oslo_messaging.NotificationResult.HANDLED
 

@@ -49,14 +49,18 @@ async def _in_thread(fn: Callable[[], object], name: str) -> None:
     done: asyncio.Future[None] = loop.create_future()
 
     def settle(exc: BaseException | None) -> None:
-        if not done.done():
-            done.set_exception(exc) if exc else done.set_result(None)
+        if done.done():
+            return
+        if exc is None:
+            done.set_result(None)
+        else:
+            done.set_exception(exc)
 
     def run() -> None:
         error: BaseException | None = None
         try:
             fn()
-        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+        except BaseException as exc:  # handed to the awaiting coroutine
             error = exc
         try:
             loop.call_soon_threadsafe(settle, error)
@@ -119,7 +123,7 @@ class Sink:
             try:
                 _, writer = await asyncio.wait_for(asyncio.open_connection(host.strip("[]"),
                                                                            int(port)), 5)
-            except (OSError, asyncio.TimeoutError):
+            except (OSError, TimeoutError):
                 continue
             writer.close()
             return True
@@ -138,7 +142,7 @@ class Sink:
             try:
                 await asyncio.wait_for(_in_thread(self._listener.stop, "sink-stop"), STOP_TIMEOUT)
                 await asyncio.wait_for(_in_thread(self._listener.wait, "sink-wait"), STOP_TIMEOUT)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 LOG.warning("sink: listener did not stop within %.0f s", STOP_TIMEOUT)
         elif self._listener is not None:
             LOG.warning("sink: stopping before the broker was reached")

@@ -71,7 +71,8 @@ async def test_nova_create_writes_a_and_aaaa(central: Recorder) -> None:
 
 async def test_nova_every_format_and_keys(central: Recorder) -> None:
     conf = make_conf("handler:nova_fixed",
-                     formatv4=["%(hostname)s.%(project)s.%(zone)s", "%(label)s-%(octet3)s.%(zone)s"],
+                     formatv4=["%(hostname)s.%(project)s.%(zone)s",
+                               "%(label)s-%(octet3)s.%(zone)s"],
                      formatv6=["%(ip_address)s.%(zone)s"])
     handler = NovaFixedHandler(None, conf)
     await handler.process({"project_name": "demo"}, "compute.instance.create.end", NOVA_CREATE)
