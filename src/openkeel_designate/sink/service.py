@@ -60,7 +60,7 @@ async def _in_thread(fn: Callable[[], object], name: str) -> None:
         error: BaseException | None = None
         try:
             fn()
-        except BaseException as exc:  # handed to the awaiting coroutine
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting coroutine
             error = exc
         try:
             loop.call_soon_threadsafe(settle, error)
