@@ -150,7 +150,7 @@ class EdgeMiddleware:
         if length and length.isdigit() and int(length) > limit:
             return Response("Request is too large.", 413, media_type="text/plain")
         accept = headers.get("accept")
-        if (is_v2 or is_admin) and accept and not _accepts_json(accept):
+        if (is_v2 or is_admin) and accept and not _accepts(accept, _zone_file_path(path)):
             return Response(
                 "406 Not Acceptable\nThe resource could not be generated that was acceptable "
                 f"to your browser (content of type {accept}.\n\n   ", 406,
@@ -169,10 +169,18 @@ class EdgeMiddleware:
         return None
 
 
-def _accepts_json(accept: str) -> bool:
+def _zone_file_path(path: str) -> bool:
+    """The two routes Designate exposes as ``text/dns``: ``showfile`` asks with that Accept."""
+    return path.startswith("/admin/zones/export/") or (
+        path.startswith("/v2/zones/tasks/exports/") and path.endswith("/export"))
+
+
+def _accepts(accept: str, zone_file: bool = False) -> bool:
     for part in accept.split(","):
         media = part.split(";")[0].strip().lower()
         if media in ("*/*", "application/*", "application/json", "") or media.endswith("+json"):
+            return True
+        if zone_file and media in ("text/dns", "text/*"):
             return True
     return False
 
