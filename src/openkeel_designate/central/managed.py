@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central.records import new_record, new_recordset
@@ -104,19 +103,6 @@ async def replace_managed_recordset(svc: Services, zone_id: str, name: str, rtyp
     return recordset_id
 
 
-async def _owned_records(session: AsyncSession, zone_id: str | None,
-                         source: ManagedSource) -> list[Record]:
-    query = select(Record).where(
-        Record.managed.is_(True),
-        Record.managed_plugin_name == source.plugin_name,
-        Record.managed_plugin_type == source.plugin_type,
-        Record.managed_resource_type == source.resource_type,
-        Record.managed_resource_id == source.resource_id)
-    if zone_id is not None:
-        query = query.where(Record.zone_id == zone_id)
-    return list((await session.execute(query)).scalars())
-
-
 async def delete_managed_records(svc: Services, zone_id: str | None,
                                  source: ManagedSource) -> int:
     """Remove every record the source owns (in one zone, or anywhere); returns how many.
@@ -124,7 +110,9 @@ async def delete_managed_records(svc: Services, zone_id: str | None,
     A recordset left without records goes with them, so the name stops resolving.
     """
     async def work(session: AsyncSession) -> int:
-        owned = await _owned_records(session, zone_id, source)
+        owned = await rs_store.managed_records(session, zone_id, source.plugin_name,
+                                               source.plugin_type, source.resource_type,
+                                               source.resource_id)
         for zone_key in sorted({r.zone_id for r in owned}):  # sorted: one lock order
             zone = await zone_store.get(session, zone_key, for_update=True)
             if zone is not None:

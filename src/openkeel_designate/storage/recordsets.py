@@ -93,3 +93,15 @@ async def delete_records(session: AsyncSession, record_ids: list[str]) -> None:
     if record_ids:
         await session.execute(delete(Record).where(Record.id.in_(record_ids)))
 
+
+
+async def managed_records(session: AsyncSession, zone_id: str | None, plugin_name: str,
+                          plugin_type: str, resource_type: str, resource_id: str) -> list[Record]:
+    """Records a notification handler created for one resource (instance, floating IP)."""
+    query = select(Record).where(
+        Record.managed.is_(True), Record.managed_plugin_name == plugin_name,
+        Record.managed_plugin_type == plugin_type, Record.managed_resource_type == resource_type,
+        Record.managed_resource_id == resource_id)
+    if zone_id is not None:
+        query = query.where(Record.zone_id == zone_id)
+    return list((await session.execute(query)).scalars())
