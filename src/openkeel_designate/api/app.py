@@ -16,6 +16,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from openkeel_designate.api.auth import Authenticator, FlagRefused, make_authenticator
 from openkeel_designate.api.body import NotAnObject
 from openkeel_designate.api.errors import error_body, render_error, render_unexpected, request_id
+from openkeel_designate.api.openapi import install as install_openapi
 from openkeel_designate.api.render import json_response
 from openkeel_designate.api.routes import (
     admin,
@@ -59,6 +60,7 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
                    zone_imports, zone_exports, zone_actions):
         app.include_router(module.router)
     _install_error_handlers(app)
+    install_openapi(app)
     app.add_middleware(EdgeMiddleware, services=services, auth=auth)
     return app
 
