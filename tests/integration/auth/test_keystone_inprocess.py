@@ -1,0 +1,169 @@
+"""The keystone strategy in-process (ASGI) against the real Keystone: what the caller becomes,
+how often Keystone is asked, service token renewal, maintenance mode with token roles."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from openkeel_designate import config
+from openkeel_designate.api.app import create_app
+from openkeel_designate.api.auth.keystone import KeystoneAuth
+from openkeel_designate.central import pools
+from openkeel_designate.central.policy import Policy
+from openkeel_designate.central.services import Services
+from openkeel_designate.storage import migrate
+from openkeel_designate.storage.database import Database
+from support.keystone import KeystoneProcess
+
+pytestmark = pytest.mark.integration
+
+
+def _conf(keystone: KeystoneProcess, **overrides: Any):
+    conf = config.load([])
+    conf.set_override("state_path", tempfile.mkdtemp(prefix="okd-ks-"))
+    conf.set_override("auth_strategy", "keystone", group="service:api")
+    for name, value in keystone.authtoken_options(**overrides).items():
+        if name == "memcached_servers":
+            value = [value]
+        conf.set_override(name, value, group="keystone_authtoken")
+    return conf
+
+
+@pytest.fixture
+async def services(keystone) -> AsyncIterator[Services]:
+    conf = _conf(keystone)
+    url = f"sqlite:///{conf.state_path}/designate.sqlite"
+    migrate.upgrade(url)
+    db = Database(url)
+    svc = Services(conf=conf, db=db, policy=Policy(conf))
+    await pools.ensure_default_pool(svc)
+    yield svc
+    await db.dispose()
+
+
+@pytest.fixture
+async def api(services) -> AsyncIterator[tuple[httpx.AsyncClient, KeystoneAuth]]:
+    app = create_app(services)
+    auth = app.state.auth
+    assert isinstance(auth, KeystoneAuth)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:
+        yield http, auth
+    await auth.aclose()
+
+
+def _count_validations(auth: KeystoneAuth) -> list[str]:
+    calls: list[str] = []
+    original = auth.client.validate
+
+    async def counting(token: str):
+        calls.append(token)
+        return await original(token)
+
+    auth.client.validate = counting  # type: ignore[method-assign]
+    return calls
+
+
+def _scope(token: str | None, **headers: str) -> dict[str, Any]:
+    raw = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    if token is not None:
+        raw.append((b"x-auth-token", token.encode()))
+    return {"type": "http", "method": "GET", "path": "/v2/zones", "headers": raw}
+
+
+async def test_the_caller_comes_from_the_token(api, alice):
+    _, auth = api
+    scope = _scope(alice.token, **{"X-Roles": "admin", "X-Project-Id": "forged"})
+    assert await auth.authenticate(scope) is None
+    who = scope["state"]["keystone_identity"]
+    assert who.project_id == alice.project_id
+    assert who.user_id and who.auth_token == alice.token
+    assert sorted(who.roles) == ["member", "reader"]
+    assert who.system_scope is None
+    identity = [s for s in who.service_catalog if s["type"] == "identity"]
+    assert identity and identity[0]["endpoints"][0]["region"] == "RegionOne"
+    assert identity[0]["endpoints"][0]["publicURL"].startswith("http://127.0.0.1:")
+    headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+    assert headers["x-roles"] in ("member,reader", "reader,member")
+    assert headers["x-project-id"] == alice.project_id
+    assert headers["x-identity-status"] == "Confirmed"
+
+
+async def test_system_scope(api, keystone):
+    _, auth = api
+    scope = _scope(keystone.token("admin", "secret", system=True))
+    assert await auth.authenticate(scope) is None
+    who = scope["state"]["keystone_identity"]
+    assert who.system_scope == "all"
+    assert who.project_id is None
+    assert "admin" in who.roles
+
+
+async def test_keystone_is_asked_once_per_token(api, alice):
+    http, auth = api
+    calls = _count_validations(auth)
+    results = await asyncio.gather(*[http.get("/v2/zones", headers={"X-Auth-Token": alice.token})
+                                     for _ in range(10)])
+    assert {r.status_code for r in results} == {200}
+    assert calls == [alice.token]
+    assert (await http.get("/v2/zones", headers={"X-Auth-Token": alice.token})).status_code == 200
+    assert len(calls) == 1
+
+
+async def test_invalid_tokens_are_remembered_too(api):
+    http, auth = api
+    calls = _count_validations(auth)
+    for _ in range(3):
+        resp = await http.get("/v2/zones", headers={"X-Auth-Token": "gAAAAAnot-a-real-token"})
+        assert resp.status_code == 401
+    assert len(calls) == 1
+
+
+async def test_a_rejected_service_token_is_renewed(api, keystone, alice, bob):
+    http, auth = api
+    assert (await http.get("/v2/zones", headers={"X-Auth-Token": alice.token})).status_code == 200
+    first = auth.client._service_token
+    assert first is not None
+    keystone.revoke(first)
+    assert (await http.get("/v2/zones", headers={"X-Auth-Token": bob.token})).status_code == 200
+    assert auth.client._service_token not in (None, first)
+
+
+async def test_a_service_token_near_expiry_is_renewed(api, alice, bob):
+    http, auth = api
+    assert (await http.get("/v2/zones", headers={"X-Auth-Token": alice.token})).status_code == 200
+    first = auth.client._service_token
+    auth.client._service_expiry = 0.0
+    assert (await http.get("/v2/zones", headers={"X-Auth-Token": bob.token})).status_code == 200
+    assert auth.client._service_token != first
+
+
+async def test_maintenance_mode_reads_the_token_roles(services, alice, adam):
+    services.conf.set_override("maintenance_mode", True, group="service:api")
+    app = create_app(services)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://api.test") as http:
+        member = await http.get("/v2/zones", headers={"X-Auth-Token": alice.token,
+                                                      "X-Roles": "admin"})
+        assert member.status_code == 503 and member.content == b""
+        admin = await http.get("/v2/zones", headers={"X-Auth-Token": adam.token})
+        assert admin.status_code == 200
+        assert (await http.get("/v2/zones")).status_code == 401
+    await app.state.auth.aclose()
+
+
+async def test_noauth_stays_the_default(tmp_path):
+    from openkeel_designate.api.auth.noauth import NoAuth
+
+    conf = config.load([])
+    assert conf["service:api"].auth_strategy == "noauth"
+    assert conf.keystone_authtoken.token_cache_time == 300
+    from openkeel_designate.api.auth import make_authenticator
+
+    assert isinstance(make_authenticator(conf), NoAuth)
