@@ -14,7 +14,6 @@ import dns.rcode
 import dns.reversename
 import httpx
 import pytest
-
 from support.neutron import NeutronDouble
 from support.server import ServerProcess
 

@@ -3,7 +3,8 @@
 Only ``GET /v2.0/floatingips?project_id=...`` is served, the way Designate asks it: the token in
 ``X-Auth-Token`` must be one the double knows, and it must belong to the project asked for
 (a token of another project gets Neutron's 403 answer).  Tests move floating IPs between
-projects with ``assign`` and make Neutron fail with ``failing = True``.
+projects with ``assign``, make Neutron fail with ``failing = True`` and ignore the
+``project_id`` filter with ``leaky = True``.
 
     with NeutronDouble() as neutron:
         neutron.add_token("tok-a", "project-a")
@@ -17,7 +18,7 @@ import json
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -29,6 +30,7 @@ class NeutronDouble:
         self.tokens: dict[str, str] = {}
         self.requests: list[dict[str, Any]] = []
         self.failing = False
+        self.leaky = False  # answer every project's floating IPs, as an admin token could get
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -63,9 +65,9 @@ class NeutronDouble:
             if project_id != owner:
                 return 403, {"NeutronError": {"type": "HTTPForbidden", "message": "Forbidden"}}
             return 200, {"floatingips": [dict(f) for f in self.fips.values()
-                                         if f["project_id"] == project_id]}
+                                         if self.leaky or f["project_id"] == project_id]}
 
-    def __enter__(self) -> "NeutronDouble":
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -77,7 +79,7 @@ class NeutronDouble:
 
 def _handler(double: NeutronDouble) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path.rstrip("/") != "/v2.0/floatingips":
                 self._reply(404, {"NeutronError": {"type": "HTTPNotFound", "message": "?"}})
@@ -93,7 +95,7 @@ def _handler(double: NeutronDouble) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
+        def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the test's assertions say what matters."""
 
     return Handler

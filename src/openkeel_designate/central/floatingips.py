@@ -28,6 +28,7 @@ from openkeel_designate.storage import floatingips as fip_store
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage.floatingips import PTR_RESOURCE
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
+from openkeel_designate.storage.zones import LIVE
 
 KEY_RE = re.compile(r"^(?P<region>[A-Za-z0-9\.\-_]{1,100}):(?P<id>[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-"
                     r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
@@ -196,7 +197,7 @@ async def _set(svc: Services, ctx: RequestContext, fip: FloatingIP,
 
     async def work(session: AsyncSession) -> FloatingIPView:
         zone = await session.get(Zone, zone_id, with_for_update=True)
-        if zone is None or zone.deleted != "0" or zone.action == "DELETE":
+        if zone is None or zone.deleted != LIVE or zone.action == "DELETE":
             raise errors.BadRequest("Can not update a deleting zone")
         recordset = await rs_store.find_one(session, zone.id, record_name, "PTR")
         if recordset is None:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import project
-from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.domain import errors
-from openkeel_designate.network import neutron as neutron_client
 from support.neutron import NeutronDouble
+
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.network import neutron as neutron_client
 
 MANAGED = "00000000-0000-0000-0000-000000000000"
 REGION = "RegionOne"
@@ -193,6 +192,13 @@ async def test_another_projects_token_does_not_reach_its_floating_ips(client, ne
     response = await set_ptr(client, fip, headers=borrowed)
     assert response.status_code == 504
     assert await ptr_recordsets(client) == []
+
+
+async def test_floating_ips_of_other_projects_are_ignored_even_if_neutron_lists_them(
+        client, neutron, fip):
+    neutron.leaky = True
+    assert (await client.get(URL, headers=B)).json()["floatingips"] == []
+    assert (await set_ptr(client, fip, headers=B)).status_code == 404
 
 
 async def test_a_reader_cannot_set_a_ptr(client, neutron, fip):
