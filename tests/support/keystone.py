@@ -198,6 +198,14 @@ class KeystoneProcess:
         if resp.status_code not in (200, 204):
             raise KeystoneError(f"grant {role}: {resp.status_code} {resp.text}")
 
+    def register_endpoint(self, service_type: str, name: str, url: str) -> None:
+        """A catalog service with public/internal/admin endpoints at ``url`` (in REGION)."""
+        service = self._post("/v3/services", {"service": {"type": service_type, "name": name}})
+        for interface in ("public", "internal", "admin"):
+            self._post("/v3/endpoints", {"endpoint": {
+                "service_id": service["service"]["id"], "interface": interface, "url": url,
+                "region_id": REGION}})
+
     # ----------------------------------------------------------------- internals
     def _admin(self) -> dict[str, str]:
         if self._admin_token is None:
