@@ -20,9 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from stats import cpu_seconds, memory_mb
+from support.server import (
+    ServerProcess,
+    _http_answers,
+    _tcp_accepts,
+    builtin_pool,
+    free_port,
+    server_command,
+)
 from targets import BENCH_QUOTAS
-
-from support.server import ServerProcess, _http_answers, _tcp_accepts, builtin_pool, free_port, server_command
 
 
 @dataclass
@@ -51,7 +57,7 @@ class Cluster:
         self.procs: list[Proc] = []
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "Cluster":
+    def start(self) -> Cluster:
         try:
             self.first.start()
             pid = self.first.pid

@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,10 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-import httpx  # noqa: E402
-
-from stats import percentile, summarize  # noqa: E402
-from targets import Ref, RefUnavailable, ref_ports  # noqa: E402
-from cluster import DEADLOCK_MARKERS, Cluster, log_problems  # noqa: E402
+import httpx
+from cluster import DEADLOCK_MARKERS, Cluster, log_problems
+from stats import percentile, summarize
+from targets import Ref, RefUnavailable, ref_ports
 
 # Relative weights of the operations a project picks from (when the operation is possible).
 WEIGHTS = {"create_zone": 8, "update_zone": 8, "delete_zone": 4, "create_rs": 32, "update_rs": 24,
