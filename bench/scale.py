@@ -51,7 +51,7 @@ from sqlalchemy.engine import make_url
 from stats import summarize
 
 from openkeel_designate.central.records import soa_data
-from openkeel_designate.storage.models import Record, RecordSet, Zone
+from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
 PROJECT = "scale"
@@ -220,9 +220,8 @@ def time_to_active(client: httpx.Client, zone_id: str, rs_id: str, n: int, ns_po
         while time.perf_counter() < deadline and (got_active is None or got_answer is None):
             if got_active is None and client.get(path).json().get("status") == "ACTIVE":
                 got_active = time.perf_counter() - t
-            if got_answer is None:
-                if _answers(ns_port, rs_name, ip):
-                    got_answer = time.perf_counter() - t
+            if got_answer is None and _answers(ns_port, rs_name, ip):
+                got_answer = time.perf_counter() - t
             time.sleep(0.01)
         active.append(got_active)
         answered.append(got_answer)
