@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tests/support, as targets.py
 
 from stats import cpu_seconds, memory_mb
 from support.server import (

@@ -41,6 +41,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+import dns.exception
 import dns.message
 import dns.query
 import dns.rdatatype
