@@ -17,6 +17,7 @@ the ``postgres`` system user (``Popen(user=...)``) on a directory chowned to it.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import pwd
 import shutil
@@ -25,11 +26,12 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 from support.server import free_port
 
 PG_BIN = Path(os.environ.get("OKD_PG_BIN", "/usr/lib/postgresql/15/bin"))
-_LIVE: set["PrivateServer"] = set()
+_LIVE: set[PrivateServer] = set()
 
 
 class PrivateDatabaseError(RuntimeError):
@@ -51,7 +53,7 @@ class PrivateServer:
         self._initialised = False
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> "PrivateServer":
+    def start(self) -> Self:
         """Initialise the data directory on first use, start the server, wait until it answers."""
         if self.is_running():
             return self
@@ -109,7 +111,7 @@ class PrivateServer:
         except OSError:
             return ""
 
-    def __enter__(self) -> "PrivateServer":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -164,7 +166,7 @@ class PrivatePostgres(PrivateServer):
                 "-k", str(self.root), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off",
                 "-c", "max_connections=200"]
 
-    def _connect(self, dbname: str = "postgres"):  # noqa: ANN202 - psycopg2 connection
+    def _connect(self, dbname: str = "postgres"):
         import psycopg2
 
         return psycopg2.connect(host="127.0.0.1", port=self.port, user="postgres",
@@ -214,7 +216,7 @@ class PrivateMariaDB(PrivateServer):
                 "--innodb-flush-log-at-trx-commit=0", "--max-connections=300",
                 *self._user_args()]
 
-    def _connect(self):  # noqa: ANN202 - pymysql connection
+    def _connect(self):
         import pymysql
 
         return pymysql.connect(host="127.0.0.1", port=self.port, user="root", connect_timeout=2,
@@ -250,7 +252,5 @@ def private_server(kind: str) -> PrivateServer:
 def _cleanup_all() -> None:
     """Never leave a private server running, even after a crashed test."""
     for server in list(_LIVE):
-        try:
+        with contextlib.suppress(Exception):  # best effort at interpreter exit
             server.cleanup()
-        except Exception:  # noqa: BLE001 - best effort at interpreter exit
-            pass

@@ -17,7 +17,8 @@ from typing import TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from openkeel_designate.domain import errors
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
@@ -35,6 +36,10 @@ _ASYNC_DRIVERS = {
 # Error codes meaning "run the transaction again": MySQL deadlock / lock wait, PostgreSQL
 # serialization failure / deadlock, SQLite busy.
 _RETRY_MARKERS = ("1213", "1205", "40001", "40P01", "database is locked", "Deadlock")
+# SQLSTATE classes meaning "the server is not there right now": connection exception (08),
+# insufficient resources (53: too many connections), operator intervention (57: shutting down,
+# starting up, admin shutdown).  asyncpg reports these as plain DBAPIError, not OperationalError.
+_OUTAGE_SQLSTATE_CLASSES = ("08", "53", "57")
 
 
 def async_url(url: str) -> str:
@@ -79,6 +84,7 @@ class Database:
                 kwargs["pool_timeout"] = pool_timeout
         if self.backend == "mysql":
             kwargs["isolation_level"] = "READ COMMITTED"
+            repair_aiomysql_bytes_escape()
         self.engine: AsyncEngine = create_async_engine(async_url(url), **kwargs)
         if self.backend == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
@@ -96,7 +102,9 @@ class Database:
         try:
             async with self.sessions() as session:
                 yield session
-        except (OperationalError, InterfaceError, OSError) as exc:
+        except (DBAPIError, PoolTimeout, OSError) as exc:
+            if not _is_outage(exc):
+                raise
             raise _unavailable(exc) from exc
 
     @asynccontextmanager
@@ -119,8 +127,11 @@ class Database:
             except IntegrityError as exc:
                 # A concurrent writer won a race the rules checked before writing.
                 raise errors.Duplicate("Duplicate resource") from exc
-            except (OperationalError, InterfaceError, OSError) as exc:
-                if attempt == attempts or not _is_retryable(exc):
+            except (DBAPIError, PoolTimeout, OSError) as exc:
+                retryable = _is_retryable(exc)
+                if not retryable and not _is_outage(exc):
+                    raise
+                if attempt == attempts or not retryable:
                     raise _unavailable(exc) from exc
                 LOG.info("retrying transaction after %s (attempt %d)", exc.__class__.__name__, attempt)
                 await asyncio.sleep(random.uniform(0.005, 0.05) * attempt)
@@ -138,7 +149,37 @@ def _unavailable(exc: Exception) -> errors.ServiceUnavailable:
 
 def _is_retryable(exc: Exception) -> bool:
     text = str(getattr(exc, "orig", exc))
-    return any(marker in text for marker in _RETRY_MARKERS)
+    return any(marker in text for marker in _RETRY_MARKERS) or _sqlstate(exc) in ("40001", "40P01")
+
+
+def _sqlstate(exc: Exception) -> str:
+    return str(getattr(getattr(exc, "orig", None), "sqlstate", None) or "")
+
+
+def _is_outage(exc: Exception) -> bool:
+    """The database is unreachable, restarting or out of connections: a 503, not a 500.
+
+    A bug (bad SQL, a value too long) stays a 500: only errors that say the server or the link
+    to it failed count, whatever class the driver maps them to."""
+    if isinstance(exc, (OperationalError, InterfaceError, OSError, PoolTimeout)):
+        return True
+    if getattr(exc, "connection_invalidated", False):
+        return True
+    return _sqlstate(exc)[:2] in _OUTAGE_SQLSTATE_CLASSES
+
+
+def repair_aiomysql_bytes_escape() -> None:
+    """Make bytes parameters work with aiomysql 0.3.2 on PyMySQL >= 1.2.3.
+
+    aiomysql escapes ``bytes`` with ``pymysql.converters.escape_bytes_prefixed``, which PyMySQL
+    1.2.3 turned into a placeholder string (aio-libs/aiomysql#1080, still open): every write of a
+    LargeBinary column (the IXFR history) failed with "'str' object is not callable" on MariaDB,
+    so no zone update there could become ACTIVE. The replacement emits what PyMySQL itself emits.
+    """
+    import aiomysql.connection
+
+    if not callable(getattr(aiomysql.connection, "escape_bytes_prefixed", None)):
+        aiomysql.connection.escape_bytes_prefixed = lambda value: f"_binary X'{value.hex()}'"
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects

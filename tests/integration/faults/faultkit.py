@@ -1,0 +1,171 @@
+"""Shared tools of the fault tests: a bounded write load that records every answer, convergence
+waits, and direct database reads to check that nothing was lost or duplicated.
+
+Why a module and not fixtures: each fault test composes these differently (load during a
+database outage, a burst before a SIGKILL), and plain functions read better in the test body.
+The fault folder has no ``__init__``; pytest's default import mode puts it on ``sys.path``, so
+tests write ``from faultkit import ...`` (the name is unique in the suite on purpose).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+TERMINAL = ("ACTIVE", "ERROR")
+
+
+@dataclass
+class Attempt:
+    """One write of the load: what was sent and what came back (status or transport error)."""
+
+    name: str
+    status: int | None = None
+    body: Any = None
+    error: str | None = None
+
+
+@dataclass
+class WriteLoad:
+    """A thread that creates one A recordset per request in ``zone_id`` for ``duration`` seconds.
+
+    Every attempt is recorded, accepted or not, so a test can account for each change. The loop
+    is bounded twice (time and ``max_writes``) so a hung server cannot hang the test.
+    """
+
+    api_url: str
+    headers: dict[str, str]
+    zone_id: str
+    zone_name: str
+    duration: float = 15.0
+    max_writes: int = 2000
+    pause: float = 0.01
+    attempts: list[Attempt] = field(default_factory=list)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> WriteLoad:
+        self._thread = threading.Thread(target=self._run, name="write-load", daemon=True)
+        self._thread.start()
+        return self
+
+    def join(self) -> None:
+        assert self._thread is not None
+        self._thread.join(self.duration + 60)
+        assert not self._thread.is_alive(), "the write load did not stop"
+
+    def _run(self) -> None:
+        deadline = time.monotonic() + self.duration
+        with httpx.Client(base_url=self.api_url, headers=self.headers, timeout=20) as client:
+            for i in range(self.max_writes):
+                if time.monotonic() > deadline:
+                    return
+                attempt = Attempt(name=f"w{i}.{self.zone_name}")
+                self.attempts.append(attempt)
+                try:
+                    response = client.post(f"/v2/zones/{self.zone_id}/recordsets", json={
+                        "name": attempt.name, "type": "A", "records": [f"192.0.2.{i % 250 + 1}"]})
+                    attempt.status = response.status_code
+                    attempt.body = _json_or_text(response)
+                    if response.status_code == 503:
+                        attempt.body = {**attempt.body, "_retry_after": response.headers.get("Retry-After")}
+                except httpx.HTTPError as exc:
+                    attempt.error = f"{type(exc).__name__}: {exc}"
+                time.sleep(self.pause)
+
+    def codes(self) -> Counter:
+        return Counter(a.status if a.status is not None else a.error for a in self.attempts)
+
+    def accepted(self) -> list[Attempt]:
+        return [a for a in self.attempts if a.status in (201, 202)]
+
+
+def _json_or_text(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return {"_text": response.text[:500]}
+
+
+def wait_api(client: httpx.Client, timeout: float) -> None:
+    """Until ``GET /v2/zones`` answers 200 (the API and its database are both back)."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while time.monotonic() < deadline:
+        try:
+            response = client.get("/v2/zones")
+            if response.status_code == 200:
+                return
+            last = response.status_code
+        except httpx.HTTPError as exc:
+            last = exc
+        time.sleep(0.1)
+    raise AssertionError(f"the API did not answer 200 again within {timeout}s (last: {last!r})")
+
+
+def wait_terminal(client: httpx.Client, urls: list[str], timeout: float,
+                  want: tuple[str, ...] = ("ACTIVE",)) -> dict[str, dict]:
+    """Poll each resource until its status is in ``want``; return the last bodies of those that
+    never got there (empty: all converged). Listing pages would be cheaper, but a GET per
+    resource is what proves each accepted change individually."""
+    pending = set(urls)
+    last: dict[str, dict] = {}
+    deadline = time.monotonic() + timeout
+    while pending and time.monotonic() < deadline:
+        for url in sorted(pending):
+            try:
+                response = client.get(url)
+            except httpx.HTTPError as exc:
+                last[url] = {"error": repr(exc)}
+                continue
+            last[url] = _json_or_text(response)
+            if response.status_code == 200 and last[url].get("status") in want:
+                pending.discard(url)
+        if pending:
+            time.sleep(0.2)
+    return {url: last.get(url, {}) for url in pending}
+
+
+def list_recordsets(client: httpx.Client, zone_id: str) -> list[dict]:
+    """Every recordset of a zone through the API, following ``links.next`` (bounded)."""
+    found: list[dict] = []
+    url: str | None = f"/v2/zones/{zone_id}/recordsets?limit=1000"
+    for _ in range(100):
+        if url is None:
+            break
+        body = client.get(url).json()
+        found.extend(body["recordsets"])
+        url = body.get("links", {}).get("next")
+    return found
+
+
+def db_query(url: str, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows of one query on the server's database, through the blocking driver of its engine."""
+    if url.startswith("postgresql"):
+        import psycopg2
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        conn = psycopg2.connect(host=parsed.host, port=parsed.port, dbname=parsed.database,
+                                user=parsed.query.get("user") or parsed.username, connect_timeout=5)
+        sql = sql.replace("?", "%s")
+    elif url.startswith("mysql"):
+        import pymysql
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        conn = pymysql.connect(host=parsed.host, port=parsed.port, user=parsed.username,
+                               database=parsed.database, connect_timeout=5)
+        sql = sql.replace("?", "%s")
+    else:
+        raise ValueError(f"db_query supports PostgreSQL and MariaDB, not {url!r}")
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql, args)
+            return list(cur.fetchall())
+    finally:
+        conn.close()
