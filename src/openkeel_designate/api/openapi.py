@@ -127,7 +127,11 @@ LISTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 #: path parameters that are not UUIDs
-_FREE_PATH_PARAMS = {"project_id", "tenant_id", "key", "name"}
+_FREE_PATH_PARAMS = {"project_id", "tenant_id", "name"}
+#: a floating IP is addressed as ``<region>:<floatingip uuid>``
+_FLOATINGIP_KEY: Schema = {
+    "type": "string",
+    "pattern": r"^[A-Za-z0-9_.-]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}
 
 
 def install(app: FastAPI) -> None:
@@ -161,8 +165,10 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
 
 def _path_formats(operation: dict[str, Any]) -> None:
     for param in operation.get("parameters", []):
-        if param.get("in") == "path" and param["name"] not in _FREE_PATH_PARAMS:
-            param["schema"] = {**param.get("schema", {}), **UUID}
+        if param.get("in") != "path" or param["name"] in _FREE_PATH_PARAMS:
+            continue
+        extra = _FLOATINGIP_KEY if param["name"] == "key" else UUID
+        param["schema"] = {**param.get("schema", {}), **extra}
 
 
 def _list_parameters(filters: tuple[str, ...], sort_keys: tuple[str, ...]) -> list[Schema]:

@@ -26,7 +26,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from support.server import ServerProcess
 
 NOAUTH_PROJECT = "noauth-project"
@@ -86,6 +85,14 @@ def wait_for(check: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout}s waiting for {what}")
         time.sleep(0.1)
+
+
+def wait_finished(cli: Cli, task: str, task_id: str) -> dict[str, Any]:
+    """``zone import|export show`` until the task has left PENDING."""
+    def finished() -> dict[str, Any] | None:
+        shown = cli.json("zone", task, "show", task_id)
+        return shown if shown["status"] != "PENDING" else None
+    return wait_for(finished, f"{task} {task_id} finished")
 
 
 @pytest.fixture(scope="module")
@@ -234,8 +241,7 @@ def test_zone_import_lifecycle(cli: Cli, http: httpx.Client, tmp_path: Path) -> 
     assert created["project_id"] == NOAUTH_PROJECT
     import_id = created["id"]
 
-    done = wait_for(lambda: (lambda i: i if i["status"] != "PENDING" else None)(
-        cli.json("zone", "import", "show", import_id)), "import finished")
+    done = wait_finished(cli, "import", import_id)
     assert done["status"] == "COMPLETE", done
     zone_id = done["zone_id"]
     assert zone_id
@@ -261,8 +267,7 @@ def test_zone_export_lifecycle(cli: Cli, http: httpx.Client) -> None:
     created = cli.json("zone", "export", "create", zone["id"])
     assert created["zone_id"] == zone["id"]
     export_id = created["id"]
-    done = wait_for(lambda: (lambda e: e if e["status"] != "PENDING" else None)(
-        cli.json("zone", "export", "show", export_id)), "export finished")
+    done = wait_finished(cli, "export", export_id)
     assert done["status"] == "COMPLETE", done
     assert done["location"].startswith("designate://")
 
