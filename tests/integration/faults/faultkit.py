@@ -9,6 +9,10 @@ tests write ``from faultkit import ...`` (the name is unique in the suite on pur
 
 from __future__ import annotations
 
+import os
+import signal
+import socket
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from support.server import ServerProcess, server_command
 
 TERMINAL = ("ACTIVE", "ERROR")
 
@@ -169,3 +174,66 @@ def db_query(url: str, sql: str, args: tuple = ()) -> list[tuple]:
             return list(cur.fetchall())
     finally:
         conn.close()
+
+
+class WorkerProcess:
+    """``serve --roles worker,mdns,nameserver`` on the config of an API-only ``ServerProcess``.
+
+    Why its own class: the fault tests SIGKILL this process and start a successor on the same
+    ports, so it has its own session (``killpg`` reaches only it) and a bounded readiness wait
+    on its DNS ports. Every instance is stopped by ``stop()``; ``kill()`` is the crash.
+    """
+
+    def __init__(self, api: ServerProcess, roles: str = "worker,mdns,nameserver"):
+        self.api = api
+        self.roles = roles
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 60.0) -> WorkerProcess:
+        log = open(self.api.state_dir / "worker.log", "ab")  # noqa: SIM115 - lives with the process
+        try:
+            self.proc = subprocess.Popen(
+                [*server_command(), "serve", "--config-file", str(self.api.config_path),
+                 "--roles", self.roles],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        finally:
+            log.close()
+        ports = [p for role, p in (("mdns", self.api.mdns_port), ("nameserver", self.api.ns_port))
+                 if role in self.roles]
+        deadline = time.monotonic() + timeout
+        while not all(_tcp_accepts(port) for port in ports):
+            if self.proc.poll() is not None:
+                raise AssertionError(f"worker exited {self.proc.returncode}: {self.log_tail()}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"worker not listening in {timeout}s: {self.log_tail()}")
+            time.sleep(0.05)
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash or an OOM kill would: no lease released, nothing flushed."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def log_tail(self, lines: int = 30) -> str:
+        path = self.api.state_dir / "worker.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
+
+
+def _tcp_accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
