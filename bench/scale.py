@@ -250,6 +250,9 @@ def measure(cluster: Cluster, ids: dict[str, Any], args: argparse.Namespace, lab
             ("GET recordsets, 1000-record zone", lambda: timed_gets(client, f"/v2/zones/{ids['big']}/recordsets", n)),
             ("GET recordsets, 1000-record zone, hide counts",
              lambda: timed_gets(client, f"/v2/zones/{ids['big']}/recordsets", n, hide)),
+            ("GET /v2/recordsets (every zone of the project)", lambda: timed_gets(client, "/v2/recordsets", n)),
+            ("GET /v2/recordsets (every zone), hide counts",
+             lambda: timed_gets(client, "/v2/recordsets", n, hide)),
             ("AXFR 10-record zone from mdns", lambda: axfr(cluster.mdns_port, ids["small_name"], n)),
             ("recordset PUT in 10-record zone",
              lambda: time_to_active(client, ids["small"], ids["small_rs"], args.active_samples, cluster.ns_port,
@@ -302,6 +305,8 @@ async def explain(url: str, ids: dict[str, Any]) -> list[dict[str, Any]]:
                                                        project_id=PROJECT, all_tenants=False, hide_catalog=True)),
         ("recordsets 1000-record zone", lambda s: rs_store.find(s, Page(limit=20), zone_id=ids["big"],
                                                                project_id=PROJECT, all_tenants=False)),
+        ("recordsets of every zone", lambda s: rs_store.find(s, Page(limit=20), zone_id=None,
+                                                            project_id=PROJECT, all_tenants=False)),
     ]
     out = []
     try:
