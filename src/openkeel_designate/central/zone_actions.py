@@ -17,6 +17,7 @@ from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import (
     load_deletable,
+    require_pool_key,
     load_visible,
     mark_pending,
     policy_target,
@@ -68,6 +69,7 @@ async def pool_move_zone(svc: Services, ctx: RequestContext, zone_id: str,
         if zone.action == "DELETE":
             raise errors.BadRequest("Can not move a deleting zone")
         target = await _target_pool(svc, session, ctx, zone, target_pool_id)
+        await require_pool_key(svc, session, await pool_store.get(session, target))
         ns = (await pool_store.ns_records(session, [target]))[target]
         if not ns:
             raise errors.NoServersConfigured()

@@ -105,6 +105,7 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     pool = await pool_store.get(session, pool_id)
     if pool is None:
         raise errors.NoValidPoolFound("There are no pools that matched your request")
+    await require_pool_key(svc, session, pool)
     ns_records = (await pool_store.ns_records(session, [pool_id]))[pool_id]
     if not ns_records:
         raise errors.NoServersConfigured()
@@ -269,6 +270,18 @@ async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
 
 
 # --- delete ------------------------------------------------------------------------------------
+async def require_pool_key(svc: Services, session: AsyncSession, pool: Any) -> None:
+    """A zone outside the default pool is only served by mdns to TSIG queries signed with a
+    POOL-scoped key of its pool (unsigned queries see the default pool): without one, that
+    pool's nameservers could never transfer the zone, so it is refused up front."""
+    if pool.id == svc.conf["service:central"].default_pool_id:
+        return
+    if not await pool_store.has_pool_tsigkey(session, pool.id):
+        raise errors.BadRequest(
+            f"Zones in pool {pool.name} ({pool.id}) need a TSIG key with scope POOL and "
+            f"resource_id {pool.id}: its nameservers transfer them from mdns with that key")
+
+
 async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestContext,
                          zone_id: str, rule: str) -> Zone:
     """The zone, locked, once every rule of delete and abandon allows it (shares removed with

@@ -18,6 +18,7 @@ from openkeel_designate.storage.models import (
     PoolTarget,
     PoolTargetMaster,
     PoolTargetOption,
+    TsigKey,
     Zone,
 )
 from openkeel_designate.storage.zones import LIVE
@@ -141,3 +142,9 @@ async def replace_attributes(session: AsyncSession, pool_id: str, values: dict[s
 async def delete_pool(session: AsyncSession, pool_id: str) -> None:
     await clear_parts(session, pool_id)
     await session.execute(delete(Pool).where(Pool.id == pool_id))
+
+
+async def has_pool_tsigkey(session: AsyncSession, pool_id: str) -> bool:
+    query = select(func.count()).select_from(TsigKey).where(TsigKey.scope == "POOL",
+                                                           TsigKey.resource_id == pool_id)
+    return (await session.execute(query)).scalar_one() > 0

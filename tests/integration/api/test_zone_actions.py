@@ -75,8 +75,14 @@ async def test_pool_move_rehomes_zone_and_apex_ns(client):
         "name": "second", "ns_records": [{"hostname": "ns2.example.net.", "priority": 1}]})
     assert pool.status_code == 201, pool.text
     zone = await create(client, "moved.example.")
-    response = await client.post(f"/v2/zones/{zone['id']}/tasks/pool_move", headers=ADMIN,
-                                 json={"pool_id": pool.json()["id"]})
+    url = f"/v2/zones/{zone['id']}/tasks/pool_move"
+    keyless = await client.post(url, headers=ADMIN, json={"pool_id": pool.json()["id"]})
+    assert keyless.status_code == 400 and "scope POOL" in keyless.json()["message"]
+    key = await client.post("/v2/tsigkeys", headers=ADMIN, json={
+        "name": "second-pool", "algorithm": "hmac-sha256", "secret": "c2VjcmV0",
+        "scope": "POOL", "resource_id": pool.json()["id"]})
+    assert key.status_code == 201, key.text
+    response = await client.post(url, headers=ADMIN, json={"pool_id": pool.json()["id"]})
     assert response.status_code == 202 and response.content == b""
     moved = (await client.get(f"/v2/zones/{zone['id']}", headers=A)).json()
     assert moved["pool_id"] == pool.json()["id"] and moved["status"] == "PENDING"
