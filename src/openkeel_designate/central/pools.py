@@ -70,8 +70,10 @@ async def create_pool(svc: Services, ctx: RequestContext, values: dict[str, Any]
     async def work(session: AsyncSession) -> PoolView:
         if any(p.name == values["name"] for p in await pool_store.all_pools(session)):
             raise errors.DuplicatePool("Duplicate Pool")
+        project_id = values.get("project_id")
         pool = Pool(name=values["name"], description=values.get("description"),
-                    tenant_id=ctx.project_id, created_at=utcnow())
+                    tenant_id=ctx.project_id if project_id is None else project_id,
+                    created_at=utcnow())
         session.add(pool)
         await session.flush()
         for key, value in (values.get("attributes") or {}).items():
@@ -211,6 +213,8 @@ async def update_pool(svc: Services, ctx: RequestContext, pool_id: str,
         for key in ("name", "description"):
             if key in values and (values[key] is not None or key == "description"):
                 setattr(pool, key, values[key])
+        if values.get("project_id") is not None and not pool.tenant_id:
+            pool.tenant_id = values["project_id"]  # immutable: only while still unset
         if values.get("attributes") is not None:
             await pool_store.replace_attributes(session, pool.id, values["attributes"])
         if values.get("ns_records") is not None:

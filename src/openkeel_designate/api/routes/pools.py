@@ -45,11 +45,16 @@ LIST = listing.ListSpec(filters=("name",), sort_keys=("created_at", "id", "updat
 CREATE = Resource(
     name="pool",
     writable={"name": f.Field(f.string(50), nullable=False), "description": f.Field(f.string(160)),
-              "attributes": f.Field(f.string_map()), "ns_records": f.Field(ns_records)},
-    read_only=("id", "project_id", "created_at", "updated_at", "links"),
+              "attributes": f.Field(f.string_map()), "ns_records": f.Field(ns_records),
+              # Designate's adapter: project_id is immutable, not read-only — a create may
+              # name the owning project (the plugin's test_create_pool sends "1").
+              "project_id": f.Field(f.string(36))},
+    read_only=("id", "created_at", "updated_at", "links"),
+    immutable=("project_id",),
     required=("name",),
 )
-UPDATE = Resource(name="pool", writable=CREATE.writable, read_only=CREATE.read_only)
+UPDATE = Resource(name="pool", writable=CREATE.writable, read_only=CREATE.read_only,
+                  immutable=CREATE.immutable)
 
 
 @router.get("/v2/pools")

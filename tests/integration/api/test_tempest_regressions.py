@@ -1,0 +1,45 @@
+"""Behaviour the designate-tempest-plugin API suite checks, pinned where we once differed.
+
+Each test names the tempest test it stands for; the expected answers come from Designate
+23.0.0's source (adapters, central) since the plugin passes against it.
+"""
+
+from __future__ import annotations
+
+from conftest import project
+
+ADMIN = project("tempest-admin", "admin")
+NS = [{"hostname": "ns1.example.org.", "priority": 1}]
+
+
+async def test_pool_create_accepts_project_id(client):
+    """test_pool.PoolAdminTest.test_create_pool: project_id is immutable, not read-only."""
+    created = await client.post("/v2/pools", json={"name": "Example Pool", "project_id": "1",
+                                                   "ns_records": NS}, headers=ADMIN)
+    assert created.status_code == 201, created.json()
+    assert created.json()["project_id"] == "1"
+    pool_id = created.json()["id"]
+    shown = (await client.get(f"/v2/pools/{pool_id}", headers=ADMIN)).json()
+    assert shown["project_id"] == "1"
+    same = await client.patch(f"/v2/pools/{pool_id}", json={"project_id": "1"}, headers=ADMIN)
+    assert same.status_code == 202
+    changed = await client.patch(f"/v2/pools/{pool_id}", json={"project_id": "2"}, headers=ADMIN)
+    assert changed.status_code == 400
+    assert "Keys ['project_id'] are not valid for pool" in changed.json()["message"]
+
+
+async def test_pool_create_without_project_id_takes_the_callers(client):
+    created = await client.post("/v2/pools", json={"name": "own", "ns_records": NS},
+                                headers=ADMIN)
+    assert created.status_code == 201 and created.json()["project_id"] == "tempest-admin"
+
+
+async def test_admin_resets_other_projects_quotas_without_all_projects(client):
+    """test_quotas.QuotasV2TestNegative.test_admin_sets_quota_for_a_project (its cleanup)."""
+    every = {**ADMIN, "X-Auth-All-Projects": "true"}
+    assert (await client.patch("/v2/quotas/other-p", json={"zones": 7},
+                               headers=every)).status_code == 200
+    assert (await client.delete("/v2/quotas/other-p", headers=ADMIN)).status_code == 204
+    assert (await client.get("/v2/quotas/other-p", headers=every)).json()["zones"] == 1000
+    member = await client.delete("/v2/quotas/other-p", headers=project("other-p"))
+    assert member.status_code == 403
