@@ -227,6 +227,25 @@ async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str
 
 
 # --- update ------------------------------------------------------------------------------------
+def check_updatable(ctx: RequestContext, view: RecordSetView) -> None:
+    """Refuse updates of managed, SOA and apex NS recordsets (and misnamed TLSA).
+
+    Designate's API runs these checks on the fetched recordset *before* parsing the body, so
+    a body that would not parse (e.g. tempest's SOA update with another ``name``) still
+    answers 400 ``bad_request``; the route calls this first, central again under its lock.
+    """
+    rs = view.recordset
+    root_ns = rs.type == "NS" and rs.name == view.zone_name
+    managed = any(r.managed for r in view.records) or rs.type == "SOA" or root_ns
+    if managed and not ctx.edit_managed_records:
+        raise errors.BadRequest("Managed records may not be updated")
+    if rs.type == "SOA":
+        raise errors.BadRequest("Updating SOA recordsets is not allowed")
+    if root_ns:
+        raise errors.BadRequest("Updating a root zone NS record is not allowed")
+    _check_tlsa_name(rs.type, rs.name)
+
+
 @notifies("dns.recordset.update")
 async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
                            values: dict[str, Any]) -> RecordSetView:
@@ -241,13 +260,7 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
             raise errors.Forbidden(CATALOG_FORBIDDEN)
         if zone.action == "DELETE":
             raise errors.BadRequest("Can not update a deleting zone")
-        if _is_managed(current, zone) and not ctx.edit_managed_records:
-            raise errors.BadRequest("Managed records may not be updated")
-        if recordset.type == "SOA":
-            raise errors.BadRequest("Updating SOA recordsets is not allowed")
-        if recordset.type == "NS" and recordset.name == zone.name:
-            raise errors.BadRequest("Updating a root zone NS record is not allowed")
-        _check_tlsa_name(recordset.type, recordset.name)
+        check_updatable(ctx, current)
         if "records" in values:
             data = validate(svc.conf.supported_record_type, values, recordset.type, None)
         else:

@@ -43,3 +43,22 @@ async def test_admin_resets_other_projects_quotas_without_all_projects(client):
     assert (await client.get("/v2/quotas/other-p", headers=every)).json()["zones"] == 1000
     member = await client.delete("/v2/quotas/other-p", headers=project("other-p"))
     assert member.status_code == 403
+
+
+async def test_soa_update_with_unparsable_body_is_bad_request(client):
+    """test_recordset.AdminManagedRecordsetTest.test_admin_updates_soa_and_ns_recordsets.
+
+    The SOA/NS refusal comes before the body is parsed: a new ``name`` (immutable) must not
+    turn it into ``invalid_object``.
+    """
+    owner = project("tempest-soa")
+    zone = (await client.post("/v2/zones", json={"name": "soa.example.", "email": "a@example.org"},
+                              headers=owner)).json()
+    every = {**ADMIN, "X-Auth-All-Projects": "true", "X-Designate-Edit-Managed-Records": "true"}
+    listed = (await client.get(f"/v2/zones/{zone['id']}/recordsets", headers=every)).json()
+    for rs in listed["recordsets"]:
+        body = {"type": rs["type"], "name": f"{rs['type']}-x.soa.example.", "ttl": 300,
+                "records": ["ns9.example.org."]}
+        answer = await client.put(f"/v2/zones/{zone['id']}/recordsets/{rs['id']}", json=body,
+                                  headers=every)
+        assert answer.status_code == 400 and answer.json()["type"] == "bad_request", answer.json()

@@ -75,8 +75,9 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
     uuid_param("recordset_id", recordset_id)
     body = await read_json(request)
     svc = request.app.state.services
-    current = render.recordset(await central.get_recordset(svc, ctx, zone_id, recordset_id),
-                               listing.base_url(request))
+    fetched = await central.get_recordset(svc, ctx, zone_id, recordset_id)
+    central.check_updatable(ctx, fetched)  # before the body is parsed, as Designate
+    current = render.recordset(fetched, listing.base_url(request))
     values = rs_schema.UPDATE.parse(body, current, update=True)
     view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values)
     return _response(request, view, 202 if view.status == "PENDING" else 200)
