@@ -13,7 +13,6 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, task_runner
@@ -116,6 +115,10 @@ async def run_import(svc: Services, task_id: str) -> None:
     try:
         central_zones.check_create_allowed(svc, ctx, parsed.values)
         created = await svc.db.transaction(lambda s: _create(svc, s, ctx, task_id, parsed))
+    except errors.ServiceUnavailable:
+        # The database went away (storage turns that into ServiceUnavailable, a DesignateError):
+        # the task stays PENDING and the sweep retries it, rather than failing the import.
+        raise
     except errors.DuplicateZone:
         await _finish(svc, task_id, "ERROR", "Duplicate zone.")
     except errors.InvalidTTL as exc:
@@ -124,8 +127,6 @@ async def run_import(svc: Services, task_id: str) -> None:
         await _finish(svc, task_id, "ERROR", "Quota exceeded during zone import.")
     except errors.DesignateError as exc:
         await _finish(svc, task_id, "ERROR", zonefile_import.undefined(exc.message or exc.type))
-    except OperationalError:
-        raise  # the database is away: the task stays PENDING and the sweep retries it
     except Exception as exc:  # as Designate: any other failure ends the import
         LOG.exception("zone import %s failed", task_id)
         await _finish(svc, task_id, "ERROR", zonefile_import.undefined(str(exc)))
