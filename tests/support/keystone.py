@@ -238,6 +238,10 @@ expiration = 3600
 # the tests revoke tokens and expect Keystone to see it at once
 caching = false
 
+[revoke]
+# revocation events must be seen at once too (the cache would keep an old list)
+caching = false
+
 [fernet_tokens]
 key_repository = {self.dir}/fernet-keys
 
