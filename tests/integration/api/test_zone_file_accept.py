@@ -7,8 +7,8 @@ the 406 text instead of the zone file. Designate exposes these two routes as ``t
 from __future__ import annotations
 
 import pytest
-
 from conftest import project
+
 from openkeel_designate.central import task_runner
 
 A = project("zf-a")
