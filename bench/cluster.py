@@ -108,6 +108,15 @@ class Cluster:
                     raise RuntimeError(f"{proc.name} not ready after {self.start_timeout}s:\n{tail(proc.log)}")
                 time.sleep(0.1)
 
+    def save_logs(self, directory: Path) -> None:
+        """Copy every process log (the state directory is removed at stop) for a post-mortem."""
+        directory.mkdir(parents=True, exist_ok=True)
+        for proc in self.procs:
+            try:
+                (directory / f"{proc.name}.log").write_bytes(proc.log.read_bytes())
+            except OSError:
+                pass
+
     def stop(self) -> None:
         """Stop the extra processes (their groups), then the first server (drops the database)."""
         for proc in self.procs:
