@@ -16,11 +16,15 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from support.server import ServerProcess, server_command
+from openkeel_designate.storage import migrate
+from support.databases import make_database
+from support.server import Options, ServerProcess, server_command
 
 TERMINAL = ("ACTIVE", "ERROR")
 
@@ -237,3 +241,20 @@ def _tcp_accepts(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+@contextmanager
+def api_only_server(options: Options | None = None) -> Iterator[ServerProcess]:
+    """An ``api,producer`` server on a fresh database of the shared PostgreSQL, migrated here.
+
+    Why not ``pools=builtin_pool``: that runs ``manage database sync`` and ``pool update`` as two
+    more processes (seconds each on a busy CI machine); serve creates the same default pool by
+    itself, targeting the built-in nameserver of the configuration the workers share.
+    """
+    database = make_database("postgresql")
+    try:
+        migrate.upgrade(database.url)
+        with ServerProcess(database=database, roles="api,producer", options=options) as server:
+            yield server
+    finally:
+        database.drop()

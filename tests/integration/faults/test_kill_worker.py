@@ -18,8 +18,15 @@ import dns.message
 import dns.query
 import httpx
 import pytest
-from faultkit import WorkerProcess, db_query, list_recordsets, wait_terminal
-from support.server import ServerProcess, builtin_pool
+from support.server import ServerProcess
+
+from faultkit import (
+    WorkerProcess,
+    api_only_server,
+    db_query,
+    list_recordsets,
+    wait_terminal,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -42,8 +49,7 @@ def _post_all(client: httpx.Client, requests: list[tuple[str, dict]], threads: i
 
 
 def test_sigkill_worker_mid_push_then_a_new_worker_finishes() -> None:
-    with ServerProcess(database="postgresql", pools=builtin_pool, roles="api,producer",
-                       options=OPTIONS) as api:
+    with api_only_server(OPTIONS) as api:
         worker = WorkerProcess(api).start()
         successor: WorkerProcess | None = None
         try:
@@ -107,8 +113,7 @@ IMPORT_RECORDS = 3000
 
 
 def test_sigkill_api_mid_import_and_burst_leaves_nothing_half_written() -> None:
-    with ServerProcess(database="postgresql", pools=builtin_pool, roles="api,producer",
-                       options=OPTIONS) as api:
+    with api_only_server(OPTIONS) as api:
         worker = WorkerProcess(api).start()
         try:
             client = httpx.Client(base_url=api.api_url, headers=api.headers(), timeout=20)
