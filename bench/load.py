@@ -332,7 +332,8 @@ def run_ours(args: argparse.Namespace, label: str = "ours", projects: int | None
                                         "rss_after": m, "cpu_s": round(cpu_after[p.name] - cpu_before[p.name], 1)}
                                for p, m in zip(cluster.procs, cluster.memory().values())}
         result["log_problems"] = log_problems(cluster.logs())
-        if any(v["tracebacks"] or v["error_lines"] for v in result["log_problems"].values()):
+        if result["changes_not_done"] or any(v["tracebacks"] or v["error_lines"]
+                                             for v in result["log_problems"].values()):
             logs = (args.out or BENCH / "results" / f"load-{time.strftime('%Y%m%d-%H%M%S')}").with_suffix(".logs")
             cluster.save_logs(logs)
             result["logs_saved_to"] = str(logs)
