@@ -170,14 +170,41 @@ def db_query(url: str, sql: str, args: tuple = ()) -> list[tuple]:
         conn = pymysql.connect(host=parsed.host, port=parsed.port, user=parsed.username,
                                database=parsed.database, connect_timeout=5)
         sql = sql.replace("?", "%s")
+    elif url.startswith("sqlite:///"):
+        import sqlite3
+
+        conn = sqlite3.connect(url[len("sqlite:///"):], timeout=10)
     else:
-        raise ValueError(f"db_query supports PostgreSQL and MariaDB, not {url!r}")
+        raise ValueError(f"db_query supports PostgreSQL, MariaDB and SQLite, not {url!r}")
     try:
-        with conn.cursor() as cur:
-            cur.execute(sql, args)
-            return list(cur.fetchall())
+        cur = conn.cursor()
+        cur.execute(sql, args)
+        return list(cur.fetchall())
     finally:
         conn.close()
+
+
+def server_db_url(server: ServerProcess) -> str:
+    """The database URL of a server, its SQLite default file included."""
+    return server.database_url or f"sqlite:///{server.state_dir / 'state' / 'designate.sqlite'}"
+
+
+def assert_zone_whole(url: str, zone_id: str, a_records: int | None = None) -> None:
+    """Straight from the database: the zone is ACTIVE with one SOA and one NS recordset, every
+    recordset has its records exactly once (no change applied twice) and all are ACTIVE."""
+    rows = db_query(url, "SELECT rs.type, rs.name, COUNT(r.id), COUNT(DISTINCT r.data), "
+                         "MIN(r.status), MAX(r.status) FROM recordsets rs "
+                         "LEFT JOIN records r ON r.recordset_id = rs.id "
+                         "WHERE rs.zone_id = ? GROUP BY rs.id, rs.type, rs.name", (zone_id,))
+    types = [row[0] for row in rows]
+    assert types.count("SOA") == 1 and types.count("NS") == 1, (zone_id, types)
+    for rs_type, name, count, distinct, low, high in rows:
+        assert count >= 1 and count == distinct, f"{rs_type} {name}: {count} records, {distinct} distinct"
+        assert low == high == "ACTIVE", f"{rs_type} {name}: records {low}..{high}"
+    if a_records is not None:
+        assert types.count("A") == a_records, (zone_id, types.count("A"))
+    status = db_query(url, "SELECT status, lease_owner FROM zones WHERE id = ?", (zone_id,))
+    assert status == [("ACTIVE", None)], status
 
 
 class WorkerProcess:

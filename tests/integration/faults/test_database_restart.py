@@ -20,7 +20,14 @@ from openkeel_designate.storage import migrate
 from support.private_db import PrivateServer, private_server
 from support.server import ServerProcess
 
-from faultkit import WriteLoad, db_query, list_recordsets, wait_api, wait_terminal
+from faultkit import (
+    WriteLoad,
+    assert_zone_whole,
+    db_query,
+    list_recordsets,
+    wait_api,
+    wait_terminal,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -96,5 +103,4 @@ def _assert_accounted(client: httpx.Client, url: str, zone: dict, accepted: dict
     assert all(row[1] == 1 for row in rows), [row for row in rows if row[1] != 1][:5]
     assert all(row[2] == row[3] == "ACTIVE" for row in rows), \
         [row for row in rows if row[2] != "ACTIVE"][:5]
-    pending = db_query(url, "SELECT status FROM zones WHERE id = ?", (zone["id"],))
-    assert pending == [("ACTIVE",)]
+    assert_zone_whole(url, zone["id"], a_records=len(names))

@@ -23,8 +23,10 @@ from support.server import ServerProcess
 from faultkit import (
     WorkerProcess,
     api_only_server,
+    assert_zone_whole,
     db_query,
     list_recordsets,
+    server_db_url,
     wait_terminal,
 )
 
@@ -78,6 +80,8 @@ def test_sigkill_worker_mid_push_then_a_new_worker_finishes() -> None:
                 answer = dns.query.udp(query, "127.0.0.1", port=api.ns_port, timeout=2)
                 assert [a.address for a in answer.answer[0]] == rs["records"], rs["name"]
             _assert_one_record_each(api, [z["id"] for z in zones], expected=50)
+            for zone in zones:
+                assert_zone_whole(server_db_url(api), zone["id"], a_records=10)
         finally:
             worker.kill()
             if successor is not None:
@@ -146,8 +150,10 @@ def test_sigkill_api_mid_import_and_burst_leaves_nothing_half_written() -> None:
             for zone in zones:
                 types = [rs["type"] for rs in list_recordsets(client, zone["id"])]
                 assert types.count("SOA") == 1 and types.count("NS") == 1, (zone["name"], types)
-                if zone["name"] == "big.killapi.example.":
-                    assert types.count("A") == IMPORT_RECORDS
+                big = zone["name"] == "big.killapi.example."
+                assert_zone_whole(server_db_url(api), zone["id"], IMPORT_RECORDS if big else 0)
+            hidden = db_query(server_db_url(api), "SELECT COUNT(*) FROM zones WHERE deleted = '0'")
+            assert hidden == [(len(zones),)], "a zone in the database that the API does not show"
         finally:
             worker.stop()
 

@@ -18,9 +18,10 @@ import dns.message
 import dns.query
 import httpx
 import pytest
-from dnsproxy import SlowDnsProxy
-from faultkit import wait_terminal
 from support.server import ServerProcess, server_command
+
+from dnsproxy import SlowDnsProxy
+from faultkit import assert_zone_whole, server_db_url, wait_terminal
 
 pytestmark = pytest.mark.integration
 
@@ -90,3 +91,4 @@ def test_slow_then_silent_nameserver() -> None:
                                port=server.ns_port, timeout=2)
         assert [a.address for a in answer.answer[0]] == ["192.0.2.81"]
         assert server.is_running()
+        assert_zone_whole(server_db_url(server), zone["id"], a_records=2)
