@@ -10,12 +10,14 @@ import random
 import struct
 from collections.abc import Callable
 
+import dns.edns
 import dns.flags
 import dns.message
 import dns.opcode
 import dns.rcode
 import dns.rdataclass
 import dns.rdatatype
+import dns.tsig
 
 # What a server may answer to garbage (spec/async.md §4: malformed → silence; otherwise
 # FORMERR/REFUSED/NOTIMP/NOTAUTH). NOERROR/NXDOMAIN are fine when a mutation still happens to be
@@ -105,11 +107,33 @@ def _long_name(rng: random.Random) -> bytes:
     return header + labels + b"\x00" + struct.pack("!HH", 1, 1)
 
 
+def _tsig_unknown(rng: random.Random) -> bytes:
+    """Signed with a key the server does not know (each packet forces a keyring look-up)."""
+    query = dns.message.make_query(rng.choice(_NAMES), rng.choice(_TYPES))
+    name = f"k{rng.randrange(10**6)}.fuzz."
+    query.use_tsig(dns.tsig.Key(name, rng.randbytes(32), dns.tsig.HMAC_SHA256))
+    wire = query.to_wire()
+    if rng.random() < 0.5:  # and sometimes a mangled MAC / truncated TSIG record
+        wire = wire[: len(wire) - rng.randrange(1, 40)]
+    return wire
+
+
+def _edns_options(rng: random.Random) -> bytes:
+    """EDNS with random options (unknown codes, cookies of odd lengths) and odd payload sizes."""
+    options = [dns.edns.GenericOption(rng.choice([10, 8, 12, 65001, rng.randrange(65536)]),
+                                      rng.randbytes(rng.randrange(0, 60)))
+               for _ in range(rng.randrange(1, 4))]
+    query = dns.message.make_query(rng.choice(_NAMES), rng.choice(_TYPES), use_edns=0,
+                                   payload=rng.choice([0, 1, 511, 4096, 65535]), options=options)
+    return query.to_wire()
+
+
 CATEGORIES: dict[str, Callable[[random.Random], bytes]] = {
     "random": _random_bytes, "truncated": _truncated, "bitflip": _bit_flipped,
     "counts": _bad_counts, "pointer-loop": _pointer_loop, "opcode": _odd_opcode,
     "question": _odd_question, "qr-set": _response_flag, "notify": _notify_garbage,
-    "oversized": _oversized, "long-name": _long_name,
+    "oversized": _oversized, "long-name": _long_name, "tsig-unknown": _tsig_unknown,
+    "edns": _edns_options,
 }
 
 

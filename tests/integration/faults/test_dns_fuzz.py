@@ -27,7 +27,7 @@ import httpx
 import pytest
 from support.server import ServerProcess
 
-from dnsfuzz import check_answer, packets, valid_query
+from dnsfuzz import CATEGORIES, check_answer, packets, valid_query
 from faultkit import wait_terminal
 
 pytestmark = pytest.mark.integration
@@ -268,6 +268,25 @@ async def attack(port: int, seed: int) -> Report:
     return report
 
 
+async def unanswered(port: int, categories: list[str], seed: int) -> list[str]:
+    """Send packets the spec says to drop; return the categories that got an answer anyway."""
+    loop = asyncio.get_running_loop()
+    rng = random.Random(seed)
+    answered: list[str] = []
+    for category in categories:
+        transport, collector = await loop.create_datagram_endpoint(
+            _Collector, remote_addr=("127.0.0.1", port))
+        try:
+            for _ in range(5):
+                transport.sendto(CATEGORIES[category](rng))
+            await asyncio.sleep(0.5)
+        finally:
+            transport.close()
+        if collector.received:
+            answered.append(f"{category}: {len(collector.received)} answers")
+    return answered
+
+
 def test_mdns_and_nameserver_survive_hostile_traffic() -> None:
     with ServerProcess(wait_dns=True) as server:
         client = httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=20)
@@ -281,6 +300,10 @@ def test_mdns_and_nameserver_survive_hostile_traffic() -> None:
                                              attack(server.ns_port, SEED + 100)))
 
         reports = asyncio.run(both())
+        # spec/async.md §4: what cannot be parsed or verified gets no answer at all
+        dropped = ["qr-set", "pointer-loop", "long-name"]
+        assert not asyncio.run(unanswered(server.mdns_port, [*dropped, "tsig-unknown"], SEED))
+        assert not asyncio.run(unanswered(server.ns_port, dropped, SEED))
 
         assert server.is_running(), server.log_tail()
         assert client.get("/v2/zones").status_code == 200
