@@ -62,3 +62,15 @@ async def test_soa_update_with_unparsable_body_is_bad_request(client):
         answer = await client.put(f"/v2/zones/{zone['id']}/recordsets/{rs['id']}", json=body,
                                   headers=every)
         assert answer.status_code == 400 and answer.json()["type"] == "bad_request", answer.json()
+
+
+async def test_transfer_request_with_null_body(client):
+    """test_transfer_request.TransferRequestTest.test_create_transfer_request_empty_body."""
+    owner = project("tempest-xfer")
+    zone = (await client.post("/v2/zones", json={"name": "xfer.example.",
+                                                 "email": "a@example.org"}, headers=owner)).json()
+    created = await client.post(f"/v2/zones/{zone['id']}/tasks/transfer_requests",
+                                content=b"null",
+                                headers={**owner, "Content-Type": "application/json"})
+    assert created.status_code == 201, created.json()
+    assert created.json()["status"] == "ACTIVE"
