@@ -239,6 +239,14 @@ class PrivateMariaDB(PrivateServer):
         return f"mysql+pymysql://root@127.0.0.1:{self.port}/{name}"
 
 
+def missing_binaries(kind: str) -> list[str]:
+    """The server programs of ``kind`` not installed here (empty: a private server can run)."""
+    if kind in ("postgresql", "postgres", "pg"):
+        return [str(PG_BIN / b) for b in ("initdb", "postgres") if not (PG_BIN / b).exists()]
+    return [b for b in ("mariadb-install-db", "mariadbd")
+            if not shutil.which(b) and not Path("/usr/sbin", b).exists()]
+
+
 def private_server(kind: str) -> PrivateServer:
     """``"postgresql"`` or ``"mysql"``/``"mariadb"`` → a new (not yet started) private server."""
     if kind in ("postgresql", "postgres", "pg"):

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from openkeel_designate.storage import migrate
 from support.databases import make_database
 from support.server import Options, ServerProcess, server_command
+
+from openkeel_designate.storage import migrate
 
 TERMINAL = ("ACTIVE", "ERROR")
 

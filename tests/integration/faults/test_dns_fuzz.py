@@ -25,10 +25,9 @@ import dns.rcode
 import dns.rdatatype
 import httpx
 import pytest
-from support.server import ServerProcess
-
 from dnsfuzz import CATEGORIES, check_answer, packets, valid_query
 from faultkit import wait_terminal
+from support.server import ServerProcess
 
 pytestmark = pytest.mark.integration
 

@@ -18,8 +18,6 @@ import dns.message
 import dns.query
 import httpx
 import pytest
-from support.server import ServerProcess
-
 from faultkit import (
     WorkerProcess,
     api_only_server,
@@ -29,6 +27,7 @@ from faultkit import (
     server_db_url,
     wait_terminal,
 )
+from support.server import ServerProcess
 
 pytestmark = pytest.mark.integration
 

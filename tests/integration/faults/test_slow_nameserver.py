@@ -18,10 +18,9 @@ import dns.message
 import dns.query
 import httpx
 import pytest
-from support.server import ServerProcess, server_command
-
 from dnsproxy import SlowDnsProxy
 from faultkit import assert_zone_whole, server_db_url, wait_terminal
+from support.server import ServerProcess, server_command
 
 pytestmark = pytest.mark.integration
 
