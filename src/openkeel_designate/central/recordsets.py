@@ -206,11 +206,12 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
         else:
             svc.policy.check("find_recordsets", ctx, {"project_id": ctx.project_id})
         rows, total = await rs_store.find(session, page, zone_id=zone_id,
-                                          project_id=ctx.project_id, all_tenants=ctx.all_tenants)
+                                          project_id=ctx.project_id, all_tenants=ctx.all_tenants,
+                                          count=not ctx.hide_counts)
         records = await rs_store.records_of(session, [r.id for r in rows])
         zone_names = await zone_store.names(session, {r.zone_id for r in rows})
     items = [RecordSetView(r, records.get(r.id, []), zone_names.get(r.zone_id, "")) for r in rows]
-    return ListResult(items, None if ctx.hide_counts else total)
+    return ListResult(items, total)
 
 
 async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str) -> str:

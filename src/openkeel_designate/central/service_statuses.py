@@ -15,7 +15,10 @@ async def heartbeat(svc: Services, service_names: list[str], status: str = "UP")
         for name in service_names:
             await store.upsert(session, name, svc.conf.host, status)
 
-    await svc.db.transaction(work)
+    try:
+        await svc.db.transaction(work)
+    except errors.Duplicate:  # another process of this host inserted the row first
+        await svc.db.transaction(work)
 
 
 async def find(svc: Services, ctx: RequestContext, page: Page) -> list[ServiceStatus]:

@@ -50,8 +50,12 @@ async def count_unmanaged_records(session: AsyncSession, zone_id: str,
 
 
 async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,
-               all_tenants: bool) -> tuple[list[RecordSet], int]:
-    """One page of recordsets (of one zone, or every visible zone) and the total count."""
+               all_tenants: bool, count: bool = True) -> tuple[list[RecordSet], int | None]:
+    """One page of recordsets (of one zone, or every visible zone) and the total count.
+
+    ``count=False`` (OpenStack-DNS-Hide-Counts) skips the COUNT, which is the expensive part of
+    a listing over a million recordsets.
+    """
     query = select(RecordSet)
     if zone_id is not None:
         query = query.where(RecordSet.zone_id == zone_id)
@@ -70,7 +74,10 @@ async def find(session: AsyncSession, page: Page, *, zone_id: str | None, projec
                 value = value.upper()
             matching = select(distinct(Record.recordset_id)).where(criterion(column, value))
             query = query.where(RecordSet.id.in_(matching))
-    total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
+    total = None
+    if count:
+        total = (await session.execute(select(func.count()).select_from(query.subquery()))
+                 ).scalar_one()
     paged = await paginate(session, query, RecordSet, page)
     return list((await session.execute(paged)).scalars()), total
 

@@ -260,22 +260,28 @@ class Worker:
                     confirmed.append(result.serial)
             if self._enough(len(confirmed), len(plan.nameservers)):
                 return min(confirmed) if confirmed and not delete else claimed.serial
-            if time.monotonic() - last_nudge > RENOTIFY_SECONDS and not delete:
+            if time.monotonic() - last_nudge > RENOTIFY_SECONDS:
                 last_nudge = time.monotonic()
-                lost = any(r.status == SoaStatus.NO_ZONE for r in answers)
+                lost = not delete and any(r.status == SoaStatus.NO_ZONE for r in answers)
                 for target in plan.targets:
-                    asyncio.create_task(self._nudge(target, claimed, recreate=lost))
+                    asyncio.create_task(self._nudge(target, claimed, plan.catalog, lost))
             await asyncio.sleep(delay)
             delay = min(delay * 2, MAX_POLL_DELAY)
 
-    async def _nudge(self, target: Target, claimed: ClaimedZone, recreate: bool) -> None:
-        if recreate:
-            try:
-                await backend_for(target).create_zone(ZoneRef(claimed.id, claimed.name,
-                                                              claimed.serial))
-            except (BackendError, OSError) as exc:
-                LOG.info("re-creating %s on %s: %s", claimed.name, target.type, exc)
+    async def _nudge(self, target: Target, claimed: ClaimedZone, catalog: str | None,
+                     recreate: bool) -> None:
+        """Tell a target again: a lost NOTIFY (or delete) must not cost the whole timeout."""
+        backend = backend_for(target)
+        ref = ZoneRef(claimed.id, claimed.name, claimed.serial)
+        try:
+            if claimed.action == "DELETE" or catalog is not None:
+                await self._apply_once(backend, target, claimed, ref, catalog)
                 return
+            if recreate:
+                await backend.create_zone(ref)
+        except (BackendError, OSError) as exc:
+            LOG.info("telling %s again about %s: %s", target.type, claimed.name, exc)
+            return
         await self._quiet_notify(claimed.name, target.notify_host, target.notify_port)
 
     async def _soa(self, zone_name: str, host: str, port: int):

@@ -96,3 +96,13 @@ async def test_global_recordsets_view_and_redirect(client, zone_id):
     assert moved.headers["location"].endswith(f"/v2/zones/{zone_id}/recordsets/{created['id']}")
     hidden = (await client.get("/v2/recordsets?type=MX", headers=project("someone-else"))).json()
     assert hidden["recordsets"] == []
+
+
+async def test_hide_counts_leaves_total_out_of_recordset_lists(client, zone_id):
+    plain = (await client.get(f"/v2/zones/{zone_id}/recordsets", headers=A)).json()
+    assert plain["metadata"] == {"total_count": 2}
+    hidden = await client.get(f"/v2/zones/{zone_id}/recordsets",
+                              headers={**A, "OpenStack-DNS-Hide-Counts": "true"})
+    assert hidden.json()["metadata"] == {} and len(hidden.json()["recordsets"]) == 2
+    zones = await client.get("/v2/zones", headers={**A, "OpenStack-DNS-Hide-Counts": "true"})
+    assert zones.json()["metadata"] == {"total_count": 1}  # Designate hides recordset counts only
