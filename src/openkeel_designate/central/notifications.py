@@ -10,6 +10,7 @@ order; a broker outage costs the events, never the API call.
 from __future__ import annotations
 
 import asyncio
+import configparser
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -33,10 +34,10 @@ class Notifier:
         self._notifier = None
         self._executor: ThreadPoolExecutor | None = None
         self._publisher = f"central.{conf.host}"
-        try:
-            import oslo_messaging
-        except ImportError:
-            return
+        if not _driver_configured(conf):
+            return  # oslo.messaging (and eventlet under it) is only loaded when it is used
+        import oslo_messaging
+
         transport = oslo_messaging.get_notification_transport(conf)
         drivers = [d for d in conf.oslo_messaging_notifications.driver if d != "noop"]
         notifier = oslo_messaging.Notifier(transport, publisher_id=self._publisher)
@@ -62,6 +63,26 @@ class Notifier:
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=True)
+
+
+def _driver_configured(conf: cfg.ConfigOpts) -> bool:
+    """Whether a notification driver is set, without importing oslo.messaging to find out.
+
+    Its options are registered only once oslo.messaging is imported, so before that the
+    configuration files are read directly.
+    """
+    try:
+        return any(d != "noop" for d in conf.oslo_messaging_notifications.driver)
+    except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+        pass
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.read(conf.config_file or [])
+    for section, key in (("oslo_messaging_notifications", "driver"),
+                         ("DEFAULT", "notification_driver")):
+        value = parser.get(section, key, fallback="").strip()
+        if value and value != "noop":
+            return True
+    return False
 
 
 def emit(svc: Any, result: Any, *event_types: str) -> None:
