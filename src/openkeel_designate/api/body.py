@@ -17,6 +17,15 @@ class NotAnObject(Exception):
 
 
 async def read_json(request: Request) -> dict[str, Any]:
+    body = await read_json_value(request)
+    if not isinstance(body, dict):
+        raise NotAnObject(type(body).__name__)
+    return body
+
+
+async def read_json_value(request: Request) -> Any:
+    """The decoded body, any JSON type: Designate's ``body_dict`` accepts a list or a string;
+    only parsing it into an object fails later (500), so checks in between still win."""
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type not in JSON_TYPES:
         raise errors.UnsupportedContentType("Content-type must be application/json")
@@ -31,6 +40,4 @@ async def read_json(request: Request) -> dict[str, Any]:
         raise errors.InvalidJson(str(exc)) from exc
     if body is None:
         raise errors.EmptyRequestBody("Request Body is empty")
-    if not isinstance(body, dict):
-        raise NotAnObject(type(body).__name__)
     return body

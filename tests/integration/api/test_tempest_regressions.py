@@ -74,3 +74,19 @@ async def test_transfer_request_with_null_body(client):
                                 headers={**owner, "Content-Type": "application/json"})
     assert created.status_code == 201, created.json()
     assert created.json()["status"] == "ACTIVE"
+
+
+async def test_apex_ns_update_with_a_list_body_is_bad_request(client):
+    """Same tempest test, NS branch: it PUTs a JSON *list*; the apex-NS refusal still wins."""
+    owner = project("tempest-ns")
+    zone = (await client.post("/v2/zones", json={"name": "nsl.example.", "email": "a@example.org"},
+                              headers=owner)).json()
+    every = {**ADMIN, "X-Auth-All-Projects": "true", "X-Designate-Edit-Managed-Records": "true"}
+    listed = (await client.get(f"/v2/zones/{zone['id']}/recordsets?type=NS", headers=every)).json()
+    ns_id = listed["recordsets"][0]["id"]
+    answer = await client.put(f"/v2/zones/{zone['id']}/recordsets/{ns_id}", headers=every,
+                              json=[{"hostname": "ns1.example.org.", "priority": 1}])
+    assert answer.status_code == 400 and answer.json()["type"] == "bad_request", answer.json()
+    answer = await client.put(f"/v2/zones/{zone['id']}/recordsets/{ns_id}", content=b"[1",
+                              headers={**every, "Content-Type": "application/json"})
+    assert answer.status_code == 400 and answer.json()["type"] == "invalid_json"

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from openkeel_designate.api import listing, render
-from openkeel_designate.api.body import read_json
+from openkeel_designate.api.body import NotAnObject, read_json, read_json_value
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import recordset as rs_schema
@@ -73,10 +73,12 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
                            ctx: RequestContext = Depends(build_context)) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("recordset_id", recordset_id)
-    body = await read_json(request)
+    body = await read_json_value(request)
     svc = request.app.state.services
     fetched = await central.get_recordset(svc, ctx, zone_id, recordset_id)
     central.check_updatable(ctx, fetched)  # before the body is parsed, as Designate
+    if not isinstance(body, dict):
+        raise NotAnObject(type(body).__name__)
     current = render.recordset(fetched, listing.base_url(request))
     values = rs_schema.UPDATE.parse(body, current, update=True)
     view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values)
