@@ -72,3 +72,17 @@ def test_zone_and_records_resolve(database: str) -> None:
             assert time.monotonic() < deadline, "zone never went away"
             time.sleep(0.02)
         assert ask(server, "e2e.example.", "SOA").rcode() == dns.rcode.REFUSED
+
+
+def test_delete_right_after_create_does_not_wait_for_the_create() -> None:
+    """A newer change supersedes a push in flight: the delete is done in seconds, not after the
+    create's poll timeout (30 s)."""
+    with ServerProcess() as server, httpx.Client(
+            base_url=server.api_url, headers=server.headers(), timeout=10) as client:
+        started = time.monotonic()
+        zone = client.post("/v2/zones", json={"name": "brief.example.",
+                                              "email": "h@brief.example"}).json()
+        assert client.delete(f"/v2/zones/{zone['id']}").status_code == 202
+        while client.get(f"/v2/zones/{zone['id']}").status_code != 404:
+            assert time.monotonic() - started < 15, "the delete waited for the create's timeout"
+            time.sleep(0.05)

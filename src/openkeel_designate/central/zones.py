@@ -52,9 +52,12 @@ def policy_target(zone: Zone, shared: bool = False) -> dict[str, Any]:
 
 
 def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -> None:
-    """The zone has a change the nameservers do not serve yet."""
-    if zone.action != "CREATE" or action == "DELETE":
-        zone.action = action
+    """The zone has a change the nameservers do not serve yet.
+
+    A zone changed before its creation reached the servers shows ``UPDATE`` (as Designate): the
+    worker re-creates it on any target that answers it has no such zone.
+    """
+    zone.action = action
     zone.status = "PENDING"
     zone.change_seq += 1
     zone.version += 1

@@ -157,6 +157,19 @@ async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,
     await db.transaction(work)
 
 
+async def superseded(db: Database, claimed: ClaimedZone) -> bool:
+    """Whether a newer change (or a delete) arrived since the claim, or the zone is gone."""
+    async with db.read() as session:
+        seq = (await session.execute(select(Zone.change_seq).where(
+            Zone.id == claimed.id, Zone.deleted == zone_store.LIVE))).scalar_one_or_none()
+    return seq != claimed.change_seq
+
+
+async def release(db: Database, claimed: ClaimedZone, owner: str) -> None:
+    """Hand the zone back at once so the newer change is claimed without waiting."""
+    await db.transaction(lambda session: _release(session, claimed.id, owner))
+
+
 async def renew(db: Database, claimed: ClaimedZone, owner: str, lease_seconds: int) -> None:
     async def work(session: AsyncSession) -> None:
         await session.execute(update(Zone).where(

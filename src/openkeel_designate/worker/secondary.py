@@ -6,8 +6,11 @@ The masters are tried in random order, as Designate does; a failing master is sk
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import logging
 import random
+import socket
 
 import dns.rdatatype
 import dns.zone
@@ -32,6 +35,11 @@ async def refresh(db: Database, zone_id: str, zone_name: str, serial: int,
     random.shuffle(masters)
     problems = []
     for host, port in masters:
+        try:
+            host = await _address_of(host, port)
+        except OSError as exc:
+            problems.append(f"master {host}:{port} does not resolve: {exc}")
+            continue
         soa = await query_soa(zone_name, host, port, timeout=timeout)
         if soa.status != SoaStatus.SUCCESS:
             problems.append(f"master {host}:{port} {soa.status.value.lower()}")
@@ -47,6 +55,17 @@ async def refresh(db: Database, zone_id: str, zone_name: str, serial: int,
         LOG.info("zone %s transferred from %s:%s, serial %s", zone_name, host, port, new_serial)
         return new_serial
     raise TransferFailed("; ".join(problems) or "the zone has no masters")
+
+
+async def _address_of(host: str, port: int) -> str:
+    """Masters may be written as names (Designate resolves them); DNS clients need addresses."""
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port,
+                                                             type=socket.SOCK_DGRAM)
+        return infos[0][4][0]
 
 
 async def _store(db: Database, zone_id: str, zone: dns.zone.Zone) -> int:

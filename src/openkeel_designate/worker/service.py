@@ -63,6 +63,10 @@ def _describe(result) -> str:
     return "does not answer"
 
 
+class Superseded(Exception):
+    """A newer change arrived while pushing: stop and let it be claimed at once."""
+
+
 class PushFailed(Exception):
     """Not enough targets or nameservers took the change before the deadline."""
 
@@ -154,6 +158,9 @@ class Worker:
             finished = await workqueue.complete(self.db, claimed, self.owner, served)
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
+        except Superseded:
+            LOG.info("zone %s %s superseded by a newer change", claimed.name, claimed.action)
+            await workqueue.release(self.db, claimed, self.owner)
         except (PushFailed, asyncio.TimeoutError, BackendError) as exc:
             reason = str(exc) or self._timeout_reason(claimed)
             retry_in = min(MAX_RETRY_SECONDS, 2.0 ** min(claimed.attempts, 6))
@@ -262,6 +269,8 @@ class Worker:
                 return min(confirmed) if confirmed and not delete else claimed.serial
             if time.monotonic() - last_nudge > RENOTIFY_SECONDS:
                 last_nudge = time.monotonic()
+                if await workqueue.superseded(self.db, claimed):
+                    raise Superseded()
                 lost = not delete and any(r.status == SoaStatus.NO_ZONE for r in answers)
                 for target in plan.targets:
                     asyncio.create_task(self._nudge(target, claimed, plan.catalog, lost))
