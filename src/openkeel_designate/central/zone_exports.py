@@ -9,20 +9,17 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central import quotas, task_runner, zonefile
+from openkeel_designate.central import quotas, task_runner, zone_tasks, zonefile
 from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ListResult
 from openkeel_designate.central.zones import load_visible, policy_target
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage import zonetasks as task_store
-from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import ZoneTask, new_id, utcnow
 
-NOT_FOUND = "Could not find ZoneExport"
 LOCATION_PREFIX = "designate://"
 
 
@@ -50,48 +47,17 @@ async def create_zone_export(svc: Services, ctx: RequestContext, zone_id: str) -
     return task
 
 
-async def get_zone_export(svc: Services, ctx: RequestContext, task_id: str) -> ZoneTask:
-    svc.policy.check("get_zone_export", ctx, {"project_id": ctx.project_id})
-    async with svc.db.read() as session:
-        return await _visible(session, ctx, task_id)
-
-
-async def find_zone_exports(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
-    svc.policy.check("find_zone_exports", ctx, {"project_id": ctx.project_id})
-    async with svc.db.read() as session:
-        rows, total = await task_store.find(session, page, task_store.EXPORT,
-                                            project_id=ctx.project_id, all_tenants=ctx.all_tenants)
-    return ListResult(rows, total)
-
-
-async def delete_zone_export(svc: Services, ctx: RequestContext, task_id: str) -> None:
-    async def work(session: AsyncSession) -> None:
-        task = await _visible(session, ctx, task_id)
-        svc.policy.check("delete_zone_export", ctx, {"project_id": task.tenant_id})
-        await task_store.remove(session, task.id)
-
-    await svc.db.transaction(work)
-
-
 async def export_file(svc: Services, ctx: RequestContext, task_id: str) -> str:
     """The zone file of a finished export (the zone as it is now)."""
     svc.policy.check("zone_export", ctx, {"project_id": ctx.project_id})
     async with svc.db.read() as session:
-        task = await _visible(session, ctx, task_id)
+        task = await zone_tasks.visible(session, ctx, zone_tasks.EXPORTS, task_id)
         svc.policy.check("get_zone_export", ctx, {"project_id": task.tenant_id})
         if not (task.location or "").startswith(LOCATION_PREFIX):
             raise errors.BadRequest("Zone can not be exported synchronously")
         zone = await load_visible(session, ctx, task.zone_id or "")
         svc.policy.check("get_zone", ctx, policy_target(zone))
         return await zonefile.zone_file(session, zone)
-
-
-async def _visible(session: AsyncSession, ctx: RequestContext, task_id: str) -> ZoneTask:
-    task = await task_store.get(session, task_id, task_store.EXPORT, project_id=ctx.project_id,
-                                all_tenants=ctx.all_tenants)
-    if task is None:
-        raise errors.ZoneExportNotFound(NOT_FOUND)
-    return task
 
 
 # --- the export itself -------------------------------------------------------------------------

@@ -21,17 +21,14 @@ from openkeel_designate.central import zones as central_zones
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ListResult
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import bulk
 from openkeel_designate.storage import zonetasks as task_store
-from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import Zone, ZoneTask, new_id, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
 LOG = logging.getLogger(__name__)
-NOT_FOUND = "Could not find ZoneImport"
 
 
 # --- requests ----------------------------------------------------------------------------------
@@ -55,38 +52,6 @@ async def create_zone_import(svc: Services, ctx: RequestContext, zonefile_text: 
 
     task = await svc.db.transaction(work)
     task_runner.start(svc, task.id)
-    return task
-
-
-async def get_zone_import(svc: Services, ctx: RequestContext, task_id: str) -> ZoneTask:
-    svc.policy.check("get_zone_import", ctx, {"project_id": ctx.project_id})
-    async with svc.db.read() as session:
-        task = await _visible(session, ctx, task_id)
-    return task
-
-
-async def find_zone_imports(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
-    svc.policy.check("find_zone_imports", ctx, {"project_id": ctx.project_id})
-    async with svc.db.read() as session:
-        rows, total = await task_store.find(session, page, task_store.IMPORT,
-                                            project_id=ctx.project_id, all_tenants=ctx.all_tenants)
-    return ListResult(rows, total)
-
-
-async def delete_zone_import(svc: Services, ctx: RequestContext, task_id: str) -> None:
-    async def work(session: AsyncSession) -> None:
-        task = await _visible(session, ctx, task_id)
-        svc.policy.check("delete_zone_import", ctx, {"project_id": task.tenant_id})
-        await task_store.remove(session, task.id)
-
-    await svc.db.transaction(work)
-
-
-async def _visible(session: AsyncSession, ctx: RequestContext, task_id: str) -> ZoneTask:
-    task = await task_store.get(session, task_id, task_store.IMPORT, project_id=ctx.project_id,
-                                all_tenants=ctx.all_tenants)
-    if task is None:
-        raise errors.ZoneImportNotFound(NOT_FOUND)
     return task
 
 

@@ -11,6 +11,7 @@ from openkeel_designate.api import listing, render
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.central import zone_exports as central
+from openkeel_designate.central import zone_tasks
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage.models import ZoneTask
 
@@ -45,7 +46,7 @@ async def create_export(zone_id: str, request: Request,
 @router.get(COLLECTION)
 async def list_exports(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
     page = listing.parse(request, ctx, LIST)
-    result = await central.find_zone_exports(request.app.state.services, ctx, page)
+    result = await zone_tasks.find(request.app.state.services, ctx, zone_tasks.EXPORTS, page)
     base = listing.base_url(request)
     items = [render_export(t, base) for t in result.items]
     return render.json_response(
@@ -55,16 +56,16 @@ async def list_exports(request: Request, ctx: RequestContext = Depends(build_con
 @router.get(COLLECTION + "/{export_id}")
 async def get_export(export_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
-    task = await central.get_zone_export(request.app.state.services, ctx,
-                                         uuid_param("zone_export_id", export_id))
+    task = await zone_tasks.get(request.app.state.services, ctx, zone_tasks.EXPORTS,
+                                uuid_param("zone_export_id", export_id))
     return render.json_response(render_export(task, listing.base_url(request)))
 
 
 @router.delete(COLLECTION + "/{export_id}")
 async def delete_export(export_id: str, request: Request,
                         ctx: RequestContext = Depends(build_context)) -> Response:
-    await central.delete_zone_export(request.app.state.services, ctx,
-                                     uuid_param("zone_export_id", export_id))
+    await zone_tasks.delete(request.app.state.services, ctx, zone_tasks.EXPORTS,
+                            uuid_param("zone_export_id", export_id))
     return Response(status_code=204)
 
 

@@ -13,6 +13,7 @@ from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import fields
 from openkeel_designate.central import zone_imports as central
+from openkeel_designate.central import zone_tasks
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage.models import ZoneTask
@@ -71,7 +72,7 @@ async def create_import(request: Request,
 @router.get(COLLECTION)
 async def list_imports(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
     page = listing.parse(request, ctx, LIST)
-    result = await central.find_zone_imports(request.app.state.services, ctx, page)
+    result = await zone_tasks.find(request.app.state.services, ctx, zone_tasks.IMPORTS, page)
     base = listing.base_url(request)
     items = [render_import(t, base) for t in result.items]
     return render.json_response(
@@ -81,14 +82,14 @@ async def list_imports(request: Request, ctx: RequestContext = Depends(build_con
 @router.get(COLLECTION + "/{import_id}")
 async def get_import(import_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
-    task = await central.get_zone_import(request.app.state.services, ctx,
-                                         uuid_param("zone_import_id", import_id))
+    task = await zone_tasks.get(request.app.state.services, ctx, zone_tasks.IMPORTS,
+                                uuid_param("zone_import_id", import_id))
     return render.json_response(render_import(task, listing.base_url(request)))
 
 
 @router.delete(COLLECTION + "/{import_id}")
 async def delete_import(import_id: str, request: Request,
                         ctx: RequestContext = Depends(build_context)) -> Response:
-    await central.delete_zone_import(request.app.state.services, ctx,
-                                     uuid_param("zone_import_id", import_id))
+    await zone_tasks.delete(request.app.state.services, ctx, zone_tasks.IMPORTS,
+                            uuid_param("zone_import_id", import_id))
     return Response(status_code=204)
