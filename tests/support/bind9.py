@@ -16,13 +16,10 @@ import secrets
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-import dns.exception
-import dns.message
-import dns.query
 
+from support import daemon
 from support.server import free_port
 
 NAMED_BIN = "named"
@@ -118,23 +115,14 @@ logging {{
 """)
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.start_timeout
-        while not (_udp_dns_answers(self.dns_port) and self.rndc("status").returncode == 0):
-            if self._proc is not None and self._proc.poll() is not None:
-                raise RuntimeError(f"named exited {self._proc.returncode}\n{self.log_tail()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"named not ready in {self.start_timeout}s\n{self.log_tail()}")
-            time.sleep(0.05)
+        daemon.wait_ready("named", self._proc,
+                          lambda: (daemon.udp_dns_answers(self.dns_port)
+                                   and self.rndc("status").returncode == 0),
+                          self.start_timeout, self.log_tail)
 
     def stop(self) -> None:
         """Terminate (then kill) named; remove its directory if it was made here."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=5)
+        daemon.terminate(self._proc, timeout=15)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -156,11 +144,3 @@ logging {{
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _udp_dns_answers(port: int) -> bool:
-    try:
-        dns.query.udp(dns.message.make_query(".", "SOA"), "127.0.0.1", port=port, timeout=0.3)
-        return True
-    except (OSError, dns.exception.DNSException):
-        return False

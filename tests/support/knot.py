@@ -14,13 +14,10 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-import dns.exception
-import dns.message
-import dns.query
 
+from support import daemon
 from support.server import free_port
 
 KNOTD_BIN = "knotd"
@@ -103,24 +100,15 @@ template:
 """
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.start_timeout
-        while not (self.socket.exists() and _udp_dns_answers(self.dns_port)
-                   and self.knotc("status").returncode == 0):
-            if self._proc is not None and self._proc.poll() is not None:
-                raise RuntimeError(f"knotd exited {self._proc.returncode}\n{self.log_tail()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"knotd not ready in {self.start_timeout}s\n{self.log_tail()}")
-            time.sleep(0.05)
+        daemon.wait_ready("knotd", self._proc,
+                          lambda: (self.socket.exists()
+                                   and daemon.udp_dns_answers(self.dns_port)
+                                   and self.knotc("status").returncode == 0),
+                          self.start_timeout, self.log_tail)
 
     def stop(self) -> None:
         """Terminate (then kill) knotd; remove its directory if it was made here."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=5)
+        daemon.terminate(self._proc, timeout=15)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -142,11 +130,3 @@ template:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _udp_dns_answers(port: int) -> bool:
-    try:
-        dns.query.udp(dns.message.make_query(".", "SOA"), "127.0.0.1", port=port, timeout=0.3)
-        return True
-    except (OSError, dns.exception.DNSException):
-        return False

@@ -16,16 +16,13 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-import dns.exception
-import dns.message
-import dns.query
 
+from support import daemon
 from support.server import free_port
 
 PDNS_BIN = "pdns_server"
@@ -119,14 +116,10 @@ class PdnsServer:
         ])
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.start_timeout
-        while not (self._api_answers() and _udp_dns_answers(self.dns_port)):
-            if self._proc is not None and self._proc.poll() is not None:
-                raise RuntimeError(f"pdns_server exited {self._proc.returncode}\n{self.log_tail()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"pdns_server not ready in {self.start_timeout}s\n{self.log_tail()}")
-            time.sleep(0.05)
+        daemon.wait_ready("pdns_server", self._proc,
+                          lambda: (self._api_answers()
+                                   and daemon.udp_dns_answers(self.dns_port)),
+                          self.start_timeout, self.log_tail)
 
     def _api_answers(self) -> bool:
         request = urllib.request.Request(self.api_url + "/api/v1/servers/localhost",
@@ -139,13 +132,7 @@ class PdnsServer:
 
     def stop(self) -> None:
         """Terminate (then kill) the server; remove its directory if it was made here."""
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait(timeout=5)
+        daemon.terminate(self._proc, timeout=10)
         self._proc = None
         if self._log is not None:
             self._log.close()
@@ -164,12 +151,3 @@ class PdnsServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def _udp_dns_answers(port: int) -> bool:
-    """Any DNS reply on UDP means the listener is up (a refused query is fine)."""
-    try:
-        dns.query.udp(dns.message.make_query(".", "SOA"), "127.0.0.1", port=port, timeout=0.3)
-        return True
-    except (OSError, dns.exception.DNSException):
-        return False
