@@ -34,6 +34,8 @@ _DEFAULT = [
     cfg.IntOpt("quota_zone_records", default=500),
     cfg.IntOpt("quota_recordset_records", default=20),
     cfg.IntOpt("quota_api_export_size", default=1000),
+    cfg.BoolOpt("notify_api_faults", default=False,
+                help="Emit dns.api.fault (priority ERROR) for every API error response."),
 ]
 
 _API = [
@@ -187,6 +189,7 @@ _PRODUCER_TASKS = {
                                       cfg.IntOpt("time_threshold", default=1800)],
     # Designate checks hourly; each zone's own SOA refresh decides, so check every minute.
     "periodic_secondary_refresh": [cfg.IntOpt("interval", default=60)],
+    "periodic_exists": [cfg.IntOpt("interval", default=3600), cfg.IntOpt("per_page", default=100)],
 }
 
 GROUPS: dict[str, list[cfg.Opt]] = {

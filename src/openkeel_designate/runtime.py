@@ -24,6 +24,7 @@ from openkeel_designate.api.auth import AuthConfigError
 from openkeel_designate.central import pools as central_pools
 from openkeel_designate.central import secondary
 from openkeel_designate.central import task_runner
+from openkeel_designate.central.notifications import drain
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.config import database_url, parse_hostport
@@ -90,7 +91,7 @@ class Runtime:
             await mdns.start()
             self._dns.append(mdns)
         if "worker" in self.roles:
-            self.worker = Worker(self.conf, self.db)
+            self.worker = Worker(self.conf, self.db, self.services.notifier)
             self.services.wake_listeners.append(self.worker.wake)
             self._tasks.append(asyncio.create_task(self.worker.run()))
         if "sink" in self.roles and self.conf["service:sink"].enabled_notification_handlers:
@@ -162,6 +163,7 @@ class Runtime:
             if not task.done():
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await drain(self.services.notifier)
         await self.db.dispose()
 
 

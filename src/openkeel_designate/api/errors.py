@@ -33,6 +33,7 @@ def render_error(request: Request, exc: errors.DesignateError) -> Response:
     errs = {"errors": exc.errors} if exc.errors is not None else None
     message = None if exc.errors is not None else exc.message
     headers = {"Retry-After": "5"} if exc.code == 503 else None
+    notify_fault(request, exc, exc.code)
     return json_response(error_body(exc.code, exc.type, message, errs, request_id(request)),
                          exc.code, headers=headers)
 
@@ -40,4 +41,14 @@ def render_error(request: Request, exc: errors.DesignateError) -> Response:
 def render_unexpected(request: Request, exc: Exception) -> Response:
     """Anything else is a 500 "unknown" (logged with its traceback, never shown)."""
     LOG.exception("unexpected error on %s %s", request.method, request.url.path)
+    notify_fault(request, exc, 500)
     return json_response(error_body(500, "unknown", None, None, request_id(request)), 500)
+
+
+def notify_fault(request: Request, exc: Exception, status: int) -> None:
+    """``dns.api.fault`` (priority ERROR, publisher ``api.<host>``) when ``notify_api_faults``."""
+    services = request.app.state.services
+    if not services.conf.notify_api_faults or not services.notifier.enabled:
+        return
+    services.notifier.error("dns.api.fault", {"url": str(request.url), "exception": str(exc),
+                                              "status": status}, publisher="api")

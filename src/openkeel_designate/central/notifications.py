@@ -28,19 +28,25 @@ F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 
 
 class Notifier:
-    """Sends notifications with oslo.messaging when a driver is configured."""
+    """Sends notifications with oslo.messaging when a driver is configured.
+
+    Each service publishes under its own name, as Designate's do: ``central.<host>`` for the
+    results of operations, ``producer.<host>`` for the periodic ``exists`` audit and
+    ``api.<host>`` for API faults.
+    """
 
     def __init__(self, conf: cfg.ConfigOpts):
         self._notifier = None
+        self._prepared: dict[str, Any] = {}
         self._executor: ThreadPoolExecutor | None = None
-        self._publisher = f"central.{conf.host}"
+        self._host = conf.host
         if not _driver_configured(conf):
             return  # oslo.messaging (and eventlet under it) is only loaded when it is used
         import oslo_messaging
 
         transport = oslo_messaging.get_notification_transport(conf)
         drivers = [d for d in conf.oslo_messaging_notifications.driver if d != "noop"]
-        notifier = oslo_messaging.Notifier(transport, publisher_id=self._publisher)
+        notifier = oslo_messaging.Notifier(transport, publisher_id=f"central.{self._host}")
         if drivers and notifier.is_enabled():
             self._notifier = notifier
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="notify")
@@ -49,14 +55,34 @@ class Notifier:
     def enabled(self) -> bool:
         return self._notifier is not None
 
-    def info(self, event_type: str, payload: dict[str, Any]) -> None:
+    def emit(self, result: Any, *event_types: str, publisher: str = "central") -> None:
+        """Send ``event_types`` with ``result`` (a view or a row) as payload, priority INFO."""
+        if self._notifier is None or result is None:
+            return
+        body = payload(result)
+        for event_type in event_types:
+            self.info(event_type, body, publisher)
+
+    def info(self, event_type: str, body: dict[str, Any], publisher: str = "central") -> None:
+        self._submit("info", event_type, body, publisher)
+
+    def error(self, event_type: str, body: dict[str, Any], publisher: str = "central") -> None:
+        self._submit("error", event_type, body, publisher)
+
+    def _submit(self, priority: str, event_type: str, body: dict[str, Any],
+                publisher: str) -> None:
         if self._notifier is None:
             return
-        self._executor.submit(self._send, event_type, payload)
+        self._executor.submit(self._send, priority, event_type, body, publisher)
 
-    def _send(self, event_type: str, payload: dict[str, Any]) -> None:
+    def _send(self, priority: str, event_type: str, body: dict[str, Any],
+              publisher: str) -> None:
         try:
-            self._notifier.info({}, event_type, payload)
+            notifier = self._prepared.get(publisher)
+            if notifier is None:
+                notifier = self._notifier.prepare(publisher_id=f"{publisher}.{self._host}")
+                self._prepared[publisher] = notifier
+            getattr(notifier, priority)({}, event_type, body)
         except Exception:  # the broker is down: lose the event, keep serving
             LOG.exception("could not emit %s", event_type)
 
@@ -88,11 +114,8 @@ def _driver_configured(conf: cfg.ConfigOpts) -> bool:
 def emit(svc: Any, result: Any, *event_types: str) -> None:
     """Send ``event_types`` with ``result`` as payload (no-op without a configured driver)."""
     notifier = getattr(svc, "notifier", None)
-    if notifier is None or not notifier.enabled or result is None:
-        return
-    body = payload(result)
-    for event_type in event_types:
-        notifier.info(event_type, body)
+    if notifier is not None:
+        notifier.emit(result, *event_types)
 
 
 def notifies(*event_types: str) -> Callable[[F], F]:

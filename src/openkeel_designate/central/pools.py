@@ -241,14 +241,18 @@ async def _replace_ns_records(session: AsyncSession, pool: Pool,
     await zone_ns.apply_pool_ns(session, pool.id, [host for _, host in sorted(wanted)])
 
 
-async def delete_pool(svc: Services, ctx: RequestContext, pool_id: str) -> None:
+@notifies("dns.pool.delete")
+async def delete_pool(svc: Services, ctx: RequestContext, pool_id: str) -> PoolView:
     svc.policy.check("delete_pool", ctx)
 
-    async def work(session: AsyncSession) -> None:
-        if await pool_store.get(session, pool_id) is None:
+    async def work(session: AsyncSession) -> PoolView:
+        pool = await pool_store.get(session, pool_id)
+        if pool is None:
             raise errors.PoolNotFound("Could not find Pool")
         if await pool_store.count_active_zones(session, pool_id):
             raise errors.InvalidOperation("pool must not contain zones")
+        deleted = (await _views(session, [pool]))[0]
         await pool_store.delete_pool(session, pool_id)
+        return deleted
 
-    await svc.db.transaction(work)
+    return await svc.db.transaction(work)

@@ -82,8 +82,10 @@ async def get_share(svc: Services, ctx: RequestContext, zone_id: str,
         return await _get(svc, session, ctx, zone_id, share_id)
 
 
-async def unshare_zone(svc: Services, ctx: RequestContext, zone_id: str, share_id: str) -> None:
-    async def work(session: AsyncSession) -> None:
+@notifies("dns.zone.unshare")
+async def unshare_zone(svc: Services, ctx: RequestContext, zone_id: str,
+                       share_id: str) -> SharedZone:
+    async def work(session: AsyncSession) -> SharedZone:
         # The zone row lock orders this against a guest creating a recordset at the same time.
         await zone_store.get(session, zone_id, for_update=True)
         share = await _get(svc, session, ctx, zone_id, share_id)
@@ -97,5 +99,6 @@ async def unshare_zone(svc: Services, ctx: RequestContext, zone_id: str, share_i
                 f"Please delete all recordsets owned by project {guest} before unsharing this "
                 "zone.")
         await store.remove(session, share.id)
+        return share
 
-    await svc.db.transaction(work)
+    return await svc.db.transaction(work)

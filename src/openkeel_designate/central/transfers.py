@@ -146,16 +146,19 @@ async def update_request(svc: Services, ctx: RequestContext, request_id: str,
     return await svc.db.transaction(work)
 
 
-async def delete_request(svc: Services, ctx: RequestContext, request_id: str) -> None:
-    async def work(session: AsyncSession) -> None:
+@notifies("dns.zone_transfer_request.delete")
+async def delete_request(svc: Services, ctx: RequestContext,
+                         request_id: str) -> ZoneTransferRequest:
+    async def work(session: AsyncSession) -> ZoneTransferRequest:
         row = await store.get_request(session, request_id, project_id=ctx.project_id,
                                       all_tenants=ctx.all_tenants)
         if row is None:
             raise _not_found()
         svc.policy.check("delete_zone_transfer_request", ctx, _owner_target(row[0]))
         await session.delete(row[0])
+        return row[0]
 
-    await svc.db.transaction(work)
+    return await svc.db.transaction(work)
 
 
 # --- accepts -----------------------------------------------------------------------------------

@@ -12,15 +12,18 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.central.notifications import emit, notifies
 from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
+from openkeel_designate.central.views import ZoneView
 from openkeel_designate.central.zones import (
     load_deletable,
     require_pool_key,
     load_visible,
     mark_pending,
     policy_target,
+    view,
 )
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
@@ -32,14 +35,23 @@ from openkeel_designate.storage.models import Zone, utcnow
 
 # --- abandon -----------------------------------------------------------------------------------
 async def abandon_zone(svc: Services, ctx: RequestContext, zone_id: str) -> bool:
-    """Soft-delete at once, backends untouched; True when the zone is gone (else a 500)."""
-    async def work(session: AsyncSession) -> bool:
+    """Soft-delete at once, backends untouched; True when the zone is gone (else a 500).
+
+    Consumers hear of it as of any delete (``dns.zone.delete``), as Designate's abandon is a
+    delete that skips the nameservers.
+    """
+    async def work(session: AsyncSession) -> ZoneView | None:
         zone = await load_deletable(session, svc, ctx, zone_id, "abandon_zone")
         zone.change_seq += 1  # a push in flight must not report this zone ACTIVE again
         await session.flush()
-        return await zone_store.mark_deleted(session, zone.id, None)
+        if not await zone_store.mark_deleted(session, zone.id, None):
+            return None
+        await session.refresh(zone)
+        return await view(session, zone)
 
-    return await svc.db.transaction(work)
+    gone = await svc.db.transaction(work)
+    emit(svc, gone, "dns.zone.delete", "dns.domain.delete")
+    return gone is not None
 
 
 # --- xfr ---------------------------------------------------------------------------------------
@@ -60,10 +72,11 @@ async def xfr_zone(svc: Services, ctx: RequestContext, zone_id: str) -> None:
 
 
 # --- pool move ---------------------------------------------------------------------------------
+@notifies("dns.zone.update", "dns.domain.update")
 async def pool_move_zone(svc: Services, ctx: RequestContext, zone_id: str,
-                         target_pool_id: str | None) -> Zone:
+                         target_pool_id: str | None) -> ZoneView:
     """Move to ``target_pool_id`` (or the scheduler's choice); the zone is PENDING afterwards."""
-    async def work(session: AsyncSession) -> Zone:
+    async def work(session: AsyncSession) -> ZoneView:
         zone = await load_visible(session, ctx, zone_id, for_update=True)
         svc.policy.check("pool_move_zone", ctx, policy_target(zone))
         if zone.action == "DELETE":
@@ -80,11 +93,11 @@ async def pool_move_zone(svc: Services, ctx: RequestContext, zone_id: str,
         zone.updated_at = utcnow()
         # A new serial (unlike Designate) so the new pool's nameservers transfer the zone.
         mark_pending(zone, "UPDATE", bump_serial=True)
-        return zone
+        return await view(session, zone)
 
-    zone = await svc.db.transaction(work)
+    moved = await svc.db.transaction(work)
     svc.wake_worker()
-    return zone
+    return moved
 
 
 async def _target_pool(svc: Services, session: AsyncSession, ctx: RequestContext, zone: Zone,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, task_runner, zone_tasks, zonefile
-from openkeel_designate.central.notifications import notifies
+from openkeel_designate.central.notifications import emit, notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import load_visible, policy_target
 from openkeel_designate.domain import errors
@@ -63,14 +63,14 @@ async def export_file(svc: Services, ctx: RequestContext, task_id: str) -> str:
 # --- the export itself -------------------------------------------------------------------------
 async def run_export(svc: Services, task_id: str) -> None:
     """Check the size again and make the export downloadable (or say why not)."""
-    async def work(session: AsyncSession) -> None:
+    async def work(session: AsyncSession) -> ZoneTask | None:
         task = await task_store.lock_pending(session, task_id)
         if task is None:
-            return
+            return None
         zone = await zone_store.get(session, task.zone_id or "")
         if zone is None:
             task_store.finish(task, "ERROR", "Could not find Zone")
-            return
+            return task
         size = await rs_store.count_in_zone(session, zone.id)
         limits = await quotas.effective(svc, session, task.tenant_id)
         if 0 <= limits["api_export_size"] < size:
@@ -79,5 +79,6 @@ async def run_export(svc: Services, task_id: str) -> None:
             task_store.finish(task, "COMPLETE", None, location=location(task.id))
         else:
             task_store.finish(task, "ERROR", "No suitable method for export")
+        return task
 
-    await svc.db.transaction(work)
+    emit(svc, await svc.db.transaction(work), "dns.zone_export.update")

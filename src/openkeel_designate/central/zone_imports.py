@@ -19,8 +19,9 @@ from openkeel_designate.central import quotas, task_runner
 from openkeel_designate.central import zonefile_import
 from openkeel_designate.central import zones as central_zones
 from openkeel_designate.central.scheduler import choose_pool
-from openkeel_designate.central.notifications import notifies
+from openkeel_designate.central.notifications import emit, notifies
 from openkeel_designate.central.services import Services
+from openkeel_designate.central.views import ZoneView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import bulk
@@ -96,21 +97,24 @@ async def run_import(svc: Services, task_id: str) -> None:
         LOG.exception("zone import %s failed", task_id)
         await _finish(svc, task_id, "ERROR", zonefile_import.undefined(str(exc)))
     else:
-        if created:
+        if created is not None:
             svc.wake_worker()
+            zone, task = created
+            emit(svc, zone, "dns.zone.create", "dns.domain.create")
+            emit(svc, task, "dns.zone_import.update")
 
 
 async def _create(svc: Services, session: AsyncSession, ctx: RequestContext, task_id: str,
-                  parsed: zonefile_import.ParsedZone) -> bool:
-    """Zone, recordsets and the task's result in the caller's transaction (False: done already)."""
+                  parsed: zonefile_import.ParsedZone) -> tuple[ZoneView, ZoneTask] | None:
+    """Zone, recordsets and the task's result in the caller's transaction (None: done already)."""
     task = await task_store.lock_pending(session, task_id)
     if task is None:
-        return False
+        return None
     zone = await central_zones.insert_zone(svc, session, ctx, parsed.values)
     await _enforce_quotas(svc, session, ctx, parsed)
     await _insert_recordsets(session, zone, ctx, parsed.recordsets)
     task_store.finish(task, "COMPLETE", f"{zone.name} imported", zone_id=zone.id)
-    return True
+    return await central_zones.view(session, zone, shared=False), task
 
 
 async def _enforce_quotas(svc: Services, session: AsyncSession, ctx: RequestContext,
@@ -148,9 +152,10 @@ async def _insert_recordsets(session: AsyncSession, zone: Zone, ctx: RequestCont
 
 
 async def _finish(svc: Services, task_id: str, status: str, message: str) -> None:
-    async def work(session: AsyncSession) -> None:
+    async def work(session: AsyncSession) -> ZoneTask | None:
         task = await task_store.lock_pending(session, task_id)
         if task is not None:
             task_store.finish(task, status, message)
+        return task
 
-    await svc.db.transaction(work)
+    emit(svc, await svc.db.transaction(work), "dns.zone_import.update")

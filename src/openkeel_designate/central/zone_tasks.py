@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult
 from openkeel_designate.domain import errors
@@ -54,10 +55,13 @@ async def find(svc: Services, ctx: RequestContext, kind: TaskKind, page: Page) -
     return ListResult(rows, total)
 
 
-async def delete(svc: Services, ctx: RequestContext, kind: TaskKind, task_id: str) -> None:
-    async def work(session: AsyncSession) -> None:
+async def delete(svc: Services, ctx: RequestContext, kind: TaskKind, task_id: str) -> ZoneTask:
+    async def work(session: AsyncSession) -> ZoneTask:
         task = await visible(session, ctx, kind, task_id)
         svc.policy.check(f"delete_{kind.rule}", ctx, {"project_id": task.tenant_id})
         await task_store.remove(session, task.id)
+        return task
 
-    await svc.db.transaction(work)
+    task = await svc.db.transaction(work)
+    emit(svc, task, f"dns.{kind.rule}.delete")
+    return task

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas, records
-from openkeel_designate.central.notifications import notifies
+from openkeel_designate.central.notifications import Notifier, notifies
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, ZoneView
@@ -23,6 +23,7 @@ from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import names as name_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import Zone, new_id, utcnow
 
@@ -318,3 +319,17 @@ async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneV
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+async def announce_status(db: Database, notifier: Notifier | None, zone_id: str) -> None:
+    """``dns.zone.update`` + ``dns.domain.update`` after the worker changed a zone's status.
+
+    Designate's ``update_status`` sends these when a push ends (ACTIVE, ERROR, or DELETED once a
+    delete is done), so consumers see the zone settle, not only the API call that started it.
+    """
+    if notifier is None or not notifier.enabled:
+        return
+    async with db.read() as session:
+        zone = await session.get(Zone, zone_id)
+        result = await view(session, zone) if zone is not None else None
+    notifier.emit(result, "dns.zone.update", "dns.domain.update")

@@ -1,6 +1,7 @@
 """Periodic housekeeping, each job under a database lease so it runs once per interval
 across the cluster: heartbeats (every process), purge of soft-deleted zones, and marking
-services DOWN when their heartbeats stop, and the SOA-refresh check of secondary zones.
+services DOWN when their heartbeats stop, the SOA-refresh check of secondary zones, and the
+``dns.zone.exists`` audit when notifications are configured.
 
 Recovery of stuck zones needs no job here: a zone's lease simply expires and any worker claims
 it again, and ERROR zones are retried by the worker with back-off.
@@ -15,7 +16,7 @@ from datetime import timedelta
 
 from oslo_config import cfg
 
-from openkeel_designate.central import secondary, service_statuses
+from openkeel_designate.central import secondary, service_statuses, zone_exists
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import leases
 from openkeel_designate.storage import service_statuses as status_store
@@ -41,6 +42,9 @@ class Producer:
                         self.check_services, "periodic_check_service_status")
             self._every(conf["producer_task:periodic_secondary_refresh"].interval,
                         self.refresh_secondaries, "periodic_secondary_refresh")
+            if self.svc.notifier is not None and self.svc.notifier.enabled:
+                self._every(conf["producer_task:periodic_exists"].interval,
+                            self.announce_existing, "periodic_exists")
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -82,6 +86,11 @@ class Producer:
         count = await secondary.refresh_due(self.svc)
         if count:
             LOG.info("%d secondary zones due for a refresh", count)
+
+    async def announce_existing(self) -> None:
+        conf = self.svc.conf["producer_task:periodic_exists"]
+        count = await zone_exists.announce_existing(self.svc, conf.interval, conf.per_page)
+        LOG.info("announced %d existing zones", count)
 
     async def check_services(self) -> None:
         threshold = self.svc.conf["producer_task:periodic_check_service_status"].time_threshold

@@ -138,9 +138,12 @@ async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial
 
 
 async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,
-               retry_in: float) -> None:
-    """The push did not reach enough nameservers: ERROR with the reason, retried later."""
-    async def work(session: AsyncSession) -> None:
+               retry_in: float) -> bool:
+    """The push did not reach enough nameservers: ERROR with the reason, retried later.
+
+    Returns False when a newer change arrived meanwhile (the zone stays PENDING).
+    """
+    async def work(session: AsyncSession) -> bool:
         now = utcnow()
         result = await session.execute(update(Zone).where(
             Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
@@ -151,10 +154,11 @@ async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,
             await session.execute(update(Record).where(
                 Record.zone_id == claimed.id, Record.status == "PENDING",
                 Record.serial <= claimed.serial).values(status="ERROR"))
-        else:
+        if result.rowcount != 1:
             await _release(session, claimed.id, owner)
+        return result.rowcount == 1
 
-    await db.transaction(work)
+    return await db.transaction(work)
 
 
 async def superseded(db: Database, claimed: ClaimedZone) -> bool:

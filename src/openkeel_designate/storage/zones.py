@@ -213,3 +213,15 @@ async def in_error(session: AsyncSession) -> list[tuple[str, str, str, str]]:
                                  .where(Zone.deleted == LIVE, Zone.status == "ERROR")
                                  .order_by(Zone.name))
     return [(n, i, a, r or "") for n, i, a, r in rows]
+
+
+async def live_after(session: AsyncSession, after_id: str | None, limit: int) -> list[Zone]:
+    """Up to ``limit`` live tenant zones with ids after ``after_id``, in id order.
+
+    Walks every zone of the cluster in fixed-size pages along the primary key (the periodic
+    ``exists`` audit), so no page costs more than the first, however many zones there are.
+    """
+    query = select(Zone).where(Zone.deleted == LIVE, Zone.type != "CATALOG")
+    if after_id is not None:
+        query = query.where(Zone.id > after_id)
+    return list((await session.execute(query.order_by(Zone.id).limit(limit))).scalars())

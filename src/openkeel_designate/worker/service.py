@@ -27,6 +27,8 @@ from openkeel_designate.backends.base import (
     Target,
     ZoneRef,
 )
+from openkeel_designate.central.notifications import Notifier
+from openkeel_designate.central.zones import announce_status
 from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
 from openkeel_designate.domain.serial import serial_ge
 from openkeel_designate.storage import catalogzones
@@ -72,9 +74,10 @@ class PushFailed(Exception):
 
 
 class Worker:
-    def __init__(self, conf: cfg.ConfigOpts, db: Database):
+    def __init__(self, conf: cfg.ConfigOpts, db: Database, notifier: Notifier | None = None):
         self.conf = conf
         self.db = db
+        self.notifier = notifier
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self._wake = asyncio.Event()
         self._pools: dict[str, PoolPlan] = {}
@@ -158,6 +161,8 @@ class Worker:
             finished = await workqueue.complete(self.db, claimed, self.owner, served)
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
+            if finished:
+                await self._announce(claimed)
         except Superseded:
             LOG.info("zone %s %s superseded by a newer change", claimed.name, claimed.action)
             await workqueue.release(self.db, claimed, self.owner)
@@ -166,15 +171,24 @@ class Worker:
             retry_in = min(MAX_RETRY_SECONDS, 2.0 ** min(claimed.attempts, 6))
             LOG.warning("zone %s %s failed: %s (retry in %.0f s)", claimed.name, claimed.action,
                         reason, retry_in)
-            await workqueue.fail(self.db, claimed, self.owner, reason, retry_in)
+            if await workqueue.fail(self.db, claimed, self.owner, reason, retry_in):
+                await self._announce(claimed)
         except Exception:
             LOG.exception("zone %s: unexpected failure", claimed.name)
-            await workqueue.fail(self.db, claimed, self.owner, "internal error", 5.0)
+            if await workqueue.fail(self.db, claimed, self.owner, "internal error", 5.0):
+                await self._announce(claimed)
         finally:
             keeper.cancel()
             self._running.discard(claimed.id)
             self._states.pop(claimed.id, None)
             self._wake.set()
+
+    async def _announce(self, claimed: ClaimedZone) -> None:
+        """The status change as ``dns.zone.update``; losing the event never fails the push."""
+        try:
+            await announce_status(self.db, self.notifier, claimed.id)
+        except Exception:
+            LOG.exception("could not announce the status of zone %s", claimed.name)
 
     # --- one push -----------------------------------------------------------------------------
     async def _push(self, claimed: ClaimedZone) -> int:

@@ -51,5 +51,5 @@ async def pool_move(zone_id: str, request: Request,
     current = render.zone(await central_zones.get_zone(svc, ctx, zone_id),
                           listing.base_url(request))
     values = zone_schema.UPDATE.parse(body, current, update=True)
-    zone = await central.pool_move_zone(svc, ctx, zone_id, values.get("pool_id"))
-    return Response(b"", 202 if zone.status == "PENDING" else 500)
+    moved = await central.pool_move_zone(svc, ctx, zone_id, values.get("pool_id"))
+    return Response(b"", 202 if moved.zone.status == "PENDING" else 500)
