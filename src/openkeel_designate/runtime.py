@@ -65,6 +65,7 @@ class Runtime:
         self.producer: Producer | None = None
         self.sink: Sink | None = None
         self._servers: list[uvicorn.Server] = []
+        self._apps: list = []
         self._dns: list = []
         self._tasks: list[asyncio.Task] = []
         self._stopped = asyncio.Event()
@@ -129,6 +130,7 @@ class Runtime:
             app = create_app(self.services)
         except AuthConfigError as exc:  # e.g. keystone without auth_url: refuse to serve
             raise SystemExit(str(exc)) from exc
+        self._apps.append(app)
         for address in self.conf["service:api"].listen:
             host, port = parse_hostport(address, 9001)
             config = uvicorn.Config(app, host=host, port=port, log_level="warning",
@@ -163,6 +165,8 @@ class Runtime:
             if not task.done():
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for app in self._apps:
+            await app.state.auth.aclose()  # the Keystone client's connections
         await drain(self.services.notifier)
         await self.db.dispose()
 
