@@ -14,6 +14,7 @@ import logging
 from datetime import timedelta
 
 from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
 from openkeel_designate.storage import zonetasks as task_store
 from openkeel_designate.storage.models import utcnow
 
@@ -69,6 +70,8 @@ async def sweep_forever(svc: Services) -> None:
             orphaned_only = True
         except asyncio.CancelledError:
             raise
+        except errors.ServiceUnavailable as exc:
+            LOG.warning("zone task sweep: %s", exc)
         except Exception:
             LOG.exception("zone task sweep failed")
         await asyncio.sleep(SWEEP_SECONDS)

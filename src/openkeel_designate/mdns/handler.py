@@ -24,6 +24,7 @@ import dns.rdatatype
 import dns.tsig
 
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneHead, ZoneSource
+from openkeel_designate.domain import errors
 from openkeel_designate.domain.serial import serial_gt
 from openkeel_designate.mdns import ixfr as incremental
 from openkeel_designate.mdns.packing import (
@@ -73,6 +74,9 @@ class MdnsHandler:
             return []
         try:
             return await self.dispatch(query, peer, tcp)
+        except errors.ServiceUnavailable as exc:  # the database is down: no traceback per query
+            log.warning("mdns: SERVFAIL for %s from %s: %s", query.question, peer, exc)
+            return self.error(query, dns.rcode.SERVFAIL, tcp)
         except Exception:
             log.exception("mdns failed answering %s from %s", query.question, peer)
             return self.error(query, dns.rcode.SERVFAIL, tcp)

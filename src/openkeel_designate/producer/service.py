@@ -18,6 +18,7 @@ from oslo_config import cfg
 
 from openkeel_designate.central import secondary, service_statuses, zone_exists
 from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
 from openkeel_designate.storage import leases
 from openkeel_designate.storage import service_statuses as status_store
 from openkeel_designate.storage import zones as zone_store
@@ -65,6 +66,8 @@ class Producer:
                         await job()
                 except asyncio.CancelledError:
                     raise
+                except errors.ServiceUnavailable as exc:
+                    LOG.warning("periodic job %s: %s", job.__name__, exc)
                 except Exception:
                     LOG.exception("periodic job %s failed", job.__name__)
                 await asyncio.sleep(interval)

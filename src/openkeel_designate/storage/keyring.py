@@ -15,6 +15,7 @@ import time
 import dns.name
 from sqlalchemy import select
 
+from openkeel_designate.domain import errors
 from openkeel_designate.mdns.tsig import KeyEntry, make_entry
 from openkeel_designate.storage import catalogzones
 from openkeel_designate.storage.database import Database
@@ -44,6 +45,9 @@ class SqlKeyring:
                 return
             try:
                 self._entries = await self._load()
+            except errors.ServiceUnavailable as exc:
+                log.warning("reading TSIG keys failed (%s); keeping %d known keys", exc,
+                            len(self._entries))
             except Exception:
                 log.exception("reading TSIG keys failed; keeping %d known keys",
                               len(self._entries))

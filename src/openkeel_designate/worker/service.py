@@ -30,6 +30,7 @@ from openkeel_designate.backends.base import (
 from openkeel_designate.central.notifications import Notifier
 from openkeel_designate.central.zones import announce_status
 from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
+from openkeel_designate.domain import errors
 from openkeel_designate.domain.serial import serial_ge
 from openkeel_designate.storage import catalogzones
 from openkeel_designate.storage import pools as pool_store
@@ -122,7 +123,10 @@ class Worker:
                 break
             try:
                 await self._claim_and_start()
-            except Exception:  # the database may be restarting: keep sweeping
+            except errors.ServiceUnavailable as exc:  # the database is restarting: keep sweeping
+                LOG.warning("worker sweep: %s", exc)
+                await asyncio.sleep(0.5)
+            except Exception:
                 LOG.exception("worker sweep failed")
                 await asyncio.sleep(0.5)
 
