@@ -83,3 +83,13 @@ def _apply_flags(svc: Services, request: Request, ctx: RequestContext) -> None:
         svc.policy.check("hard_delete", ctx)
     ctx.hide_counts = truthy(headers.get("openstack-dns-hide-counts"))
     ctx.delete_shares = truthy(headers.get("x-designate-delete-shares"))
+
+
+async def verify_project(request: Request, ctx: RequestContext, project_id: str | None) -> None:
+    """400 ``invalid_project`` when the identity service says ``project_id`` does not exist.
+
+    A missing id is asked about as ``None``, as Designate does (Keystone then answers 404).
+    """
+    auth: Authenticator = request.app.state.auth
+    if not await auth.project_exists(ctx, str(project_id)):
+        raise errors.InvalidProject(f"{project_id} is not a valid project ID.")

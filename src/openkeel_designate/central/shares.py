@@ -5,10 +5,7 @@ What a share grants is decided elsewhere: zone visibility in ``storage/zones.py`
 live the share rows themselves: who may create, see and remove them, and why a share cannot be
 removed while the guest project still owns recordsets or sub-zones under it.
 
-Designate verifies ``target_project_id`` with Keystone before parsing the body.  This service
-has no Keystone client yet (``noauth`` is the embedded default), so the verification is skipped
-and any project id of at most 36 characters is accepted, as Designate itself does when Keystone
-answers with anything but 404.
+``target_project_id`` is checked with Keystone by the API before this runs (``api/routes/shares``).
 """
 
 from __future__ import annotations

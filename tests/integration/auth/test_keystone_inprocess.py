@@ -167,3 +167,65 @@ async def test_noauth_stays_the_default(tmp_path):
     from openkeel_designate.api.auth import make_authenticator
 
     assert isinstance(make_authenticator(conf), NoAuth)
+
+
+MISSING_PROJECT = "0f0e0d0c0b0a49088706050403020100"
+
+
+async def _zone(http: httpx.AsyncClient, caller, name: str) -> str:
+    response = await http.post("/v2/zones", headers=caller.headers(),
+                               json={"name": name, "email": "h@ks.example"})
+    assert response.status_code == 202, response.text
+    return response.json()["id"]
+
+
+async def test_share_target_is_checked_with_keystone(api, alice, bob, adam):
+    """Keystone is asked with the caller's token: only its 404 refuses the share."""
+    http, _ = api
+    zone_id = await _zone(http, alice, "share-check.example.")
+    shared = await http.post(f"/v2/zones/{zone_id}/shares", headers=alice.headers(),
+                             json={"target_project_id": bob.project_id})
+    assert shared.status_code == 201, shared.text
+    # A member may not look projects up (Keystone: 403): Designate then lets the share through.
+    unseen = await http.post(f"/v2/zones/{zone_id}/shares", headers=alice.headers(),
+                             json={"target_project_id": MISSING_PROJECT})
+    assert unseen.status_code == 201, unseen.text
+    # An admin's token can see that the project does not exist.
+    admin_zone = await _zone(http, adam, "share-check-admin.example.")
+    refused = await http.post(f"/v2/zones/{admin_zone}/shares", headers=adam.headers(),
+                              json={"target_project_id": MISSING_PROJECT})
+    assert refused.status_code == 400
+    body = refused.json()
+    assert (body["type"], body["message"]) == ("invalid_project",
+                                               f"{MISSING_PROJECT} is not a valid project ID.")
+    no_target = await http.post(f"/v2/zones/{admin_zone}/shares", headers=adam.headers(),
+                                json={})
+    assert no_target.status_code == 400
+    assert no_target.json()["message"] == "None is not a valid project ID."
+
+
+async def test_quota_project_is_checked_when_asked(services, adam, bob):
+    services.conf.set_override("quotas_verify_project_id", True, group="service:api")
+    app = create_app(services)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://api.test") as http:
+        refused = await http.patch(f"/v2/quotas/{MISSING_PROJECT}", headers=adam.headers(),
+                                   json={"zones": 5})
+        assert refused.status_code == 400 and refused.json()["type"] == "invalid_project"
+        accepted = await http.patch(f"/v2/quotas/{bob.project_id}", json={"zones": 5},
+                                    headers=adam.headers(**{"X-Auth-All-Projects": "true"}))
+        assert accepted.status_code == 200 and accepted.json()["zones"] == 5
+    await app.state.auth.aclose()
+
+
+async def test_no_identity_endpoint_in_the_catalog_is_a_504(services, adam):
+    services.conf.set_override("include_service_catalog", False, group="keystone_authtoken")
+    app = create_app(services)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                 base_url="http://api.test") as http:
+        zone_id = await _zone(http, adam, "no-catalog.example.")
+        response = await http.post(f"/v2/zones/{zone_id}/shares", headers=adam.headers(),
+                                   json={"target_project_id": MISSING_PROJECT})
+        assert response.status_code == 504
+        assert response.json()["type"] == "keystone_communication_failure"
+    await app.state.auth.aclose()

@@ -9,6 +9,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
+from openkeel_designate.domain.context import RequestContext
+
 
 @dataclass
 class Identity:
@@ -33,6 +35,13 @@ class Authenticator(Protocol):
 
     def identity(self, request: Request) -> Identity:
         """The caller of a request that ``authenticate`` let through."""
+
+    async def project_exists(self, ctx: RequestContext, project_id: str) -> bool:
+        """False only when the identity service says there is no such project.
+
+        Asked before a zone is shared with a project and, with ``quotas_verify_project_id``,
+        before a project's quotas are set; anything short of a clear "no" counts as yes.
+        """
 
     async def aclose(self) -> None:
         """Release connections (Keystone mode keeps a pool)."""

@@ -89,6 +89,19 @@ class IdentityClient:
                   resp.text[:200])
         raise KeystoneUnavailable(f"validation answered HTTP {resp.status_code}")
 
+    async def project_exists(self, endpoint: str, token: str, project_id: str) -> bool:
+        """False only when Keystone at ``endpoint`` answers 404 for the project."""
+        url = f"{identity_base(endpoint)}/v3/projects/{project_id}"
+        try:
+            resp = await self._http.get(url, headers={"X-Auth-Token": token})
+        except httpx.HTTPError as exc:
+            LOG.info("could not verify project %s with Keystone: %s", project_id, exc)
+            return True
+        if resp.status_code not in (200, 403, 404):
+            LOG.warning("Keystone answered HTTP %s verifying project %s; accepted",
+                        resp.status_code, project_id)
+        return resp.status_code != 404
+
     async def _service_token_value(self, renew: bool) -> str:
         async with self._lock:
             now = datetime.now(timezone.utc).timestamp()

@@ -29,6 +29,8 @@ from openkeel_designate.api.auth.identity_client import (
     KeystoneUnavailable,
     expires_at,
 )
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
 
 LOG = logging.getLogger(__name__)
 
@@ -63,6 +65,18 @@ class KeystoneAuth:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+    async def project_exists(self, ctx: RequestContext, project_id: str) -> bool:
+        """Keystone's ``GET /v3/projects/{id}`` with the caller's own token, as Designate asks.
+
+        The identity endpoint comes from the caller's catalog (504 when it has none); only a
+        404 means "no such project": a caller not allowed to look (403) or a failing Keystone
+        leaves the project accepted.
+        """
+        endpoint = catalog_url(ctx.service_catalog, "identity")
+        if endpoint is None:
+            raise errors.KeystoneCommunicationFailure("KeystoneV3 endpoint not found")
+        return await self.client.project_exists(endpoint, ctx.auth_token or "", project_id)
 
     async def authenticate(self, scope: Scope) -> Response | None:
         headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower()
@@ -184,6 +198,17 @@ def v2_catalog(catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
         services.append({"type": service.get("type"), "name": service.get("name"),
                          "endpoints": list(by_region.values())})
     return services
+
+
+def catalog_url(catalog: list[dict[str, Any]], service_type: str,
+                interface: str = "publicURL") -> str | None:
+    """The first ``interface`` URL of ``service_type`` in a v2-shaped catalog."""
+    for service in catalog:
+        if service.get("type") == service_type:
+            for endpoint in service.get("endpoints", []):
+                if endpoint.get(interface):
+                    return endpoint[interface]
+    return None
 
 
 def _user_headers(token: dict[str, Any], identity: Identity,

@@ -7,6 +7,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from openkeel_designate.api.auth.base import Identity
+from openkeel_designate.domain.context import RequestContext
 
 
 class NoAuth:
@@ -28,6 +29,9 @@ class NoAuth:
             roles=roles,
             auth_token=headers.get("x-auth-token"),
         )
+
+    async def project_exists(self, ctx: RequestContext, project_id: str) -> bool:
+        return True  # no identity service to ask
 
     async def aclose(self) -> None:
         return None

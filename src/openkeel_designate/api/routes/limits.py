@@ -7,7 +7,7 @@ from fastapi.responses import Response
 
 from openkeel_designate.api import render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
+from openkeel_designate.api.context import build_context, verify_project
 from openkeel_designate.api.schemas.admin import quota_values
 from openkeel_designate.central import limits as central
 from openkeel_designate.domain.context import RequestContext
@@ -36,7 +36,10 @@ async def get_quotas(project_id: str, request: Request,
 @router.patch("/v2/quotas/{project_id}")
 async def set_quotas(project_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
-    values = quota_values(await read_json(request))
+    body = await read_json(request)
+    if request.app.state.services.conf["service:api"].quotas_verify_project_id:
+        await verify_project(request, ctx, project_id)
+    values = quota_values(body)
     return render.json_response(
         await central.set_quotas(request.app.state.services, ctx, project_id, values))
 

@@ -1,6 +1,8 @@
 """``/v2/zones/{zone_id}/shares`` (API v2.1 shared zones).
 
-The Keystone check of ``target_project_id`` is skipped; see ``central/shares.py`` for why.
+As in Designate, ``target_project_id`` is checked with Keystone before the body is parsed: a
+project Keystone says does not exist is refused (400 ``invalid_project``).  With ``noauth``
+there is no Keystone to ask and any project id is accepted.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from fastapi.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
+from openkeel_designate.api.context import build_context, verify_project
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import share as schema
 from openkeel_designate.central import shares as central
@@ -54,7 +56,10 @@ async def list_shares(zone_id: str, request: Request,
 async def share_zone(zone_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
     uuid_param("zone_id", zone_id)
-    values = schema.CREATE.parse(await read_json(request))
+    body = await read_json(request)
+    target = body.get("target_project_id") if isinstance(body, dict) else None
+    await verify_project(request, ctx, target)
+    values = schema.CREATE.parse(body)
     share = await central.share_zone(request.app.state.services, ctx, zone_id, values)
     body = render_share(share, listing.base_url(request))
     return render.json_response(body, 201, {"Location": body["links"]["self"]})
