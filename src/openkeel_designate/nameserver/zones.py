@@ -2,13 +2,16 @@
 
 A zone is replaced as a whole (a finished transfer swaps the object), so a query never sees half a
 transfer.  Each zone is also written to ``<data_dir>/<zone name>zone`` (e.g. ``example.org.zone``)
-through a temporary file and an atomic rename.
+through a temporary file and an atomic rename.  Names with other characters are spelled in hex,
+and names too long for a file name (a zone name may take 253 characters, a file name 255 bytes
+with the ``.tmp`` suffix included) by a SHA-256 digest: the file's ``$ORIGIN`` names the zone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -23,6 +26,8 @@ import dns.zone
 log = logging.getLogger(__name__)
 
 _SAFE_FILE_NAME = re.compile(r"[a-z0-9_-][a-z0-9_.-]*\.")
+_MAX_FILE_NAME = 255  # bytes, on Linux file systems
+_TEMPORARY = ".tmp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +124,14 @@ class ZoneStore:
         text = name.to_text().lower()
         if not _SAFE_FILE_NAME.fullmatch(text):
             text = "_" + name.to_wire().hex() + "."
+        if len(text) + len("zone" + _TEMPORARY) > _MAX_FILE_NAME:
+            text = "_" + hashlib.sha256(name.canonicalize().to_wire()).hexdigest() + "."
         return self.data_dir / f"{text}zone"
 
     def _write(self, zone: dns.zone.Zone) -> None:
         assert self.data_dir is not None
         self.data_dir.mkdir(parents=True, exist_ok=True)
         path = self._path(zone.origin)
-        temporary = path.with_name(path.name + ".tmp")
+        temporary = path.with_name(path.name + _TEMPORARY)
         zone.to_file(str(temporary), sorted=True, relativize=False, want_origin=True)
         os.replace(temporary, path)

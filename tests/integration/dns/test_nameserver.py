@@ -203,3 +203,23 @@ async def test_builtin_backend_timeout_is_transient() -> None:
                                  options={"host": host, "port": port, "timeout": 0.2}))
         with pytest.raises(TransientBackendError):
             await backend.create_zone(ZoneRef(id="z1", name=ZONE))
+
+
+@pytest.mark.parametrize("label", ["a" * 63, "\\007" * 40])
+async def test_longest_zone_names_survive_a_restart(tmp_path, label) -> None:
+    """A 253-character name (or one spelled in hex) still gets a file the system accepts."""
+    import dns.name
+    import dns.zone
+
+    from openkeel_designate.nameserver.zones import ZoneStore
+
+    name = dns.name.from_text(".".join([label] * 3 + ["b" * 61]) + ".")
+    zone = dns.zone.from_text(f"@ 300 IN SOA ns1.example.net. h.example.net. 7 1 1 1 1\n"
+                              f"@ 300 IN NS ns1.example.net.\n", origin=name, relativize=False)
+    store = ZoneStore(str(tmp_path))
+    await store.put(zone)
+    [written] = list(tmp_path.iterdir())
+    assert len(written.name.encode()) <= 255 - len(".tmp")
+    assert ZoneStore(str(tmp_path)).load() == [name]
+    assert await store.drop(name)
+    assert list(tmp_path.iterdir()) == []
