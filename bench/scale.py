@@ -56,6 +56,7 @@ from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
 PROJECT = "scale"
+OTHER = "scale-other"  # a second project with one zone (through the API): its list must not depend on PROJECT
 EMAIL = "hostmaster@scale.test"
 
 
@@ -125,6 +126,7 @@ class BulkLoader:
                 rs_id = str(uuid.uuid4())
                 created = self._tick()
                 self._row(bufs, RecordSet, {"id": rs_id, "version": 1, "zone_shard": shard, "tenant_id": PROJECT,
+                                            "zone_tenant_id": PROJECT,
                                             "zone_id": zone_id, "name": rs_name, "type": rtype, "ttl": ttl,
                                             "description": None, "reverse_name": rs_name[::-1],
                                             "created_at": created, "updated_at": None})
@@ -153,6 +155,15 @@ class BulkLoader:
         with self.conn.cursor() as cur:
             cur.execute("ANALYZE zones; ANALYZE recordsets; ANALYZE records")
         self.conn.autocommit = False
+
+    def nth_recordset(self, fraction: float) -> str:
+        """Id of the project's recordset at ``fraction`` of its (created_at, id) list."""
+        with self.conn.cursor() as cur:
+            cur.execute("SELECT count(*) FROM recordsets WHERE tenant_id = %s", (PROJECT,))
+            offset = int(cur.fetchone()[0] * fraction)
+            cur.execute("SELECT id FROM recordsets WHERE tenant_id = %s ORDER BY created_at, id "
+                        "OFFSET %s LIMIT 1", (PROJECT, offset))
+            return cur.fetchone()[0]
 
     def counts(self) -> dict[str, int]:
         with self.conn.cursor() as cur:
@@ -253,6 +264,11 @@ def measure(cluster: Cluster, ids: dict[str, Any], args: argparse.Namespace, lab
             ("GET /v2/recordsets (every zone of the project)", lambda: timed_gets(client, "/v2/recordsets", n)),
             ("GET /v2/recordsets (every zone), hide counts",
              lambda: timed_gets(client, "/v2/recordsets", n, hide)),
+            ("GET /v2/recordsets?marker= (deep page), hide counts",
+             lambda: timed_gets(client, "/v2/recordsets", n, hide,
+                                params={"marker": ids["rs_deep_marker"], "limit": 20})),
+            ("GET /v2/recordsets, other project (1 zone)",
+             lambda: timed_gets(client, "/v2/recordsets", n, {"X-Auth-Project-ID": OTHER})),
             ("AXFR 10-record zone from mdns", lambda: axfr(cluster.mdns_port, ids["small_name"], n)),
             ("recordset PUT in 10-record zone",
              lambda: time_to_active(client, ids["small"], ids["small_rs"], args.active_samples, cluster.ns_port,
@@ -307,6 +323,11 @@ async def explain(url: str, ids: dict[str, Any]) -> list[dict[str, Any]]:
                                                                project_id=PROJECT, all_tenants=False)),
         ("recordsets of every zone", lambda s: rs_store.find(s, Page(limit=20), zone_id=None,
                                                             project_id=PROJECT, all_tenants=False)),
+        ("recordsets of every zone, deep page, no count",
+         lambda s: rs_store.find(s, Page(limit=20, marker=ids["rs_deep_marker"]), zone_id=None,
+                                 project_id=PROJECT, all_tenants=False, count=False)),
+        ("recordsets of every zone, other project", lambda s: rs_store.find(
+            s, Page(limit=20), zone_id=None, project_id=OTHER, all_tenants=False)),
     ]
     out = []
     try:
@@ -330,10 +351,15 @@ async def explain(url: str, ids: dict[str, Any]) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------- run
 def api_setup(cluster: Cluster) -> dict[str, Any]:
-    """The small zone through the API: 10 A recordsets, waited until ACTIVE."""
+    """The small zone through the API (10 A recordsets, waited until ACTIVE), and the other
+    project's zone (the same, not waited for)."""
+    other = _api_zone(cluster, OTHER, "other.scale-api.test.", wait=False)
+    return _api_zone(cluster, PROJECT, "small.scale-api.test.", wait=True) | {"other": other["small"]}
+
+
+def _api_zone(cluster: Cluster, project: str, name: str, wait: bool) -> dict[str, Any]:
     with httpx.Client(base_url=cluster.api_urls[0], timeout=60,
-                      headers={"X-Auth-Project-ID": PROJECT, "Accept": "application/json"}) as client:
-        name = "small.scale-api.test."
+                      headers={"X-Auth-Project-ID": project, "Accept": "application/json"}) as client:
         zone = client.post("/v2/zones", json={"name": name, "email": EMAIL})
         zone.raise_for_status()
         zone_id = zone.json()["id"]
@@ -344,7 +370,7 @@ def api_setup(cluster: Cluster) -> dict[str, Any]:
             r.raise_for_status()
             rs_ids.append(r.json()["id"])
         deadline = time.monotonic() + 60
-        while client.get(f"/v2/zones/{zone_id}").json()["status"] != "ACTIVE":
+        while wait and client.get(f"/v2/zones/{zone_id}").json()["status"] != "ACTIVE":
             if time.monotonic() > deadline:
                 raise RuntimeError("the small zone did not become ACTIVE")
             time.sleep(0.1)
@@ -367,6 +393,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ids["big"] = loader.load([(ids["big_name"], 1000)])[0]
         loader.analyze()
         ids["deep_marker"], ids["name_filter"] = ids["small"], ids["big_name"]
+        ids["rs_deep_marker"] = ids["small_rs"]
         result["small_counts"] = loader.counts()
         print(f"== small database {result['small_counts']}", flush=True)
         cpu0 = cluster.cpu()
@@ -390,6 +417,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"  loaded in {result['bulk_load_s']} s (COPY {load_s:.1f} s + ANALYZE): {result['large_counts']}",
               flush=True)
         ids["deep_marker"] = all_ids[int(len(all_ids) * 0.9)]
+        ids["rs_deep_marker"] = loader.nth_recordset(0.9)
         ids["name_filter"] = f"z{total // 2:06d}.scale-bulk.test."
         result["ids"] = ids
         time.sleep(3)

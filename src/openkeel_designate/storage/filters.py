@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Select, and_, false, func, or_, select
+from sqlalchemy import Select, and_, bindparam, false, func, or_, select, tuple_, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
 from openkeel_designate.domain import errors
@@ -79,18 +80,48 @@ def apply_criteria(query: Select, model: Any, criteria: dict[str, str]) -> Selec
 async def paginate(session: AsyncSession, query: Select, model: Any, page: Page,
                    default_sort: tuple[str, ...] = ("created_at", "id")) -> Select:
     """Order ``query`` and bound it after ``page.marker`` (400 when the marker is unknown)."""
+    keys = sort_keys(page, default_sort)
+    bound = await _marker_bound(session, model, keys, page)
+    return _paged(query, model, keys, page, bound)
+
+
+async def paginate_union(session: AsyncSession, branches: list[Select], model: Any, page: Page,
+                         default_sort: tuple[str, ...] = ("created_at", "id")) -> Select:
+    """One page over several disjoint queries of ``model`` rows, as if they were one query.
+
+    Each branch is ordered, bounded after the marker and limited on its own (so each can walk
+    its own index), then the union is ordered and limited again: each of the first ``limit``
+    rows of the union is among the first ``limit`` rows of its own branch. ``OR`` of the
+    branches' conditions gives the same rows, but no engine can walk one index in order for it.
+    """
+    keys = sort_keys(page, default_sort)
+    bound = await _marker_bound(session, model, keys, page)
+    if len(branches) == 1:
+        return _paged(branches[0], model, keys, page, bound)
+    parts = [select(_paged(branch, model, keys, page, bound).subquery()) for branch in branches]
+    union = union_all(*parts).subquery()
+    entity = aliased(model, union, adapt_on_names=True)
+    return _paged(select(entity), entity, keys, page, None)
+
+
+def sort_keys(page: Page, default_sort: tuple[str, ...] = ("created_at", "id")) -> list[str]:
+    """The page's sort key, then the default keys, then ``id``: a total order."""
     keys = [page.sort_key] if page.sort_key else []
     for key in default_sort:
         if key not in keys:
             keys.append(key)
     if "id" not in keys:
         keys.append("id")
-    columns = [_sort_expression(model, key) for key in keys]
+    return keys
+
+
+def _paged(query: Select, model: Any, keys: list[str], page: Page,
+           bound: ColumnElement[bool] | None) -> Select:
     descending = page.sort_dir == "desc"
+    columns = [_sort_expression(model, key) for key in keys]
     query = query.order_by(*[c.desc() if descending else c.asc() for c in columns])
-    if page.marker is not None:
-        marker_values = await _marker_values(session, model, columns, page.marker)
-        query = query.where(_after(columns, marker_values, descending))
+    if bound is not None:
+        query = query.where(bound)
     if page.limit is not None:
         query = query.limit(page.limit)
     return query
@@ -100,6 +131,18 @@ def _sort_expression(model: Any, key: str) -> Any:
     """Names sort case-insensitively on every engine (as on Designate's MariaDB collation)."""
     column = getattr(model, key)
     return func.lower(column) if key in ("name", "email") else column
+
+
+async def _marker_bound(session: AsyncSession, model: Any, keys: list[str],
+                        page: Page) -> ColumnElement[bool] | None:
+    """The condition "after the marker row", or None without a marker."""
+    if page.marker is None:
+        return None
+    columns = [_sort_expression(model, key) for key in keys]
+    values = await _marker_values(session, model, columns, page.marker)
+    keyset = Keyset(columns, [_never_null(model, key) for key in keys],
+                    session.get_bind().dialect.name)
+    return keyset.after(values, page.sort_dir == "desc")
 
 
 async def _marker_values(session: AsyncSession, model: Any, columns: list, marker: str) -> tuple:
@@ -112,20 +155,77 @@ async def _marker_values(session: AsyncSession, model: Any, columns: list, marke
     return tuple(row)
 
 
-def _after(columns: list, values: tuple, descending: bool) -> ColumnElement[bool]:
-    """Rows strictly after the marker in (c1, c2, ...) order, NULLs sorted first."""
-    clauses = []
-    for index, column in enumerate(columns):
-        equal_prefix = [_equal(columns[i], values[i]) for i in range(index)]
-        clauses.append(and_(*equal_prefix, _beyond(column, values[index], descending)))
-    return or_(*clauses)
+# Columns that every insert fills although the schema allows NULL: ``created_at`` comes from
+# the models' default (and from every loader). Treating it as never NULL is what lets the
+# default (created_at, id) order use a row-value bound.
+_ALWAYS_SET = frozenset({"created_at"})
+
+
+def _never_null(model: Any, key: str) -> bool:
+    column = getattr(model, key).property.columns[0]
+    return not column.nullable or key in _ALWAYS_SET
+
+
+# Engines whose planner turns ``(a, b) > (:a, :b)`` into one index range (checked with EXPLAIN
+# at 100,000 zones: PostgreSQL 15 0.08 ms instead of 56 ms for a deep page, SQLite 0.09 ms
+# instead of 3.3 ms). MariaDB 10.11 does not: it uses only the equality prefix of the index
+# and reads every row of the project (105 ms), while the OR form runs as an index condition
+# (12-20 ms), so MariaDB keeps the OR form.
+_ROW_VALUE_DIALECTS = frozenset({"postgresql", "sqlite"})
+
+# Where NULL sorts: the smallest value on SQLite and MySQL/MariaDB (first ascending, last
+# descending), the largest on PostgreSQL (last ascending, first descending).
+_NULLS_LARGEST_DIALECTS = frozenset({"postgresql"})
+
+
+@dataclass(frozen=True)
+class Keyset:
+    """The rows strictly after a marker in the order of ``columns`` (all in one direction).
+
+    ``never_null`` says, per column, that no row holds NULL there, so no NULL row can come
+    after the marker. The bound follows the engine's own NULL placement, so that paging
+    through a nullable sort key (ttl, updated_at, ...) neither skips nor repeats the NULL rows.
+    """
+
+    columns: list
+    never_null: list[bool]
+    dialect: str
+
+    def after(self, values: tuple, descending: bool) -> ColumnElement[bool]:
+        if self._row_value_fits(values):
+            return self._row_value(values, descending)
+        return self._expanded(values, descending)
+
+    def _row_value_fits(self, values: tuple) -> bool:
+        """A row comparison equals the expanded form when no NULL can take part in it."""
+        return (self.dialect in _ROW_VALUE_DIALECTS and all(self.never_null)
+                and all(value is not None for value in values))
+
+    def _row_value(self, values: tuple, descending: bool) -> ColumnElement[bool]:
+        left = tuple_(*self.columns)
+        right = tuple_(*[bindparam(None, v, type_=c.type) for c, v in zip(self.columns, values)])
+        return left < right if descending else left > right
+
+    def _expanded(self, values: tuple, descending: bool) -> ColumnElement[bool]:
+        """c1 beyond v1, or c1 = v1 and c2 beyond v2, or ... (NULL-aware)."""
+        nulls_last = descending != (self.dialect in _NULLS_LARGEST_DIALECTS)
+        clauses = []
+        for index, column in enumerate(self.columns):
+            equal_prefix = [_equal(self.columns[i], values[i]) for i in range(index)]
+            beyond = _beyond(column, values[index], descending, nulls_last,
+                             not self.never_null[index])
+            clauses.append(and_(*equal_prefix, beyond))
+        return or_(*clauses)
 
 
 def _equal(column: Any, value: Any) -> ColumnElement[bool]:
     return column.is_(None) if value is None else column == value
 
 
-def _beyond(column: Any, value: Any, descending: bool) -> ColumnElement[bool]:
-    if value is None:  # NULLs sort first ascending (SQLite, MariaDB); nothing precedes them
-        return column.is_not(None) if not descending else false()
-    return column < value if descending else column > value
+def _beyond(column: Any, value: Any, descending: bool, nulls_last: bool,
+            may_hold_null: bool) -> ColumnElement[bool]:
+    """Rows whose ``column`` sorts strictly after ``value``, where NULLs sort last or first."""
+    if value is None:  # NULLs are all equal: only the non-NULLs can follow, if NULLs come first
+        return false() if nulls_last else column.is_not(None)
+    strictly = column < value if descending else column > value
+    return or_(strictly, column.is_(None)) if nulls_last and may_hold_null else strictly

@@ -25,9 +25,12 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
+    select,
 )
 from sqlalchemy.dialects import mysql
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.engine.default import DefaultExecutionContext
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 # Microsecond timestamps everywhere (MariaDB's DATETIME drops them by default, which breaks
 # Designate's created_at ordering and rendering).
@@ -127,7 +130,8 @@ class Zone(_Timestamps, Base):
     __tablename__ = "zones"
     __table_args__ = (
         UniqueConstraint("name", "pool_id", "deleted", name="uq_zones_name_pool_deleted"),
-        Index("ix_zones_tenant_deleted_created", "tenant_id", "deleted", "created_at"),
+        # A project's zone list in (created_at, id) order and its keyset bound (migration 0004).
+        Index("ix_zones_tenant_deleted_created_id", "tenant_id", "deleted", "created_at", "id"),
         Index("ix_zones_status_lease", "status", "lease_expires_at"),
         Index("ix_zones_name_deleted", "name", "deleted"),
         Index("ix_zones_parent", "parent_zone_id"),
@@ -182,6 +186,18 @@ class ZoneMaster(_Timestamps, Base):
     port: Mapped[int] = mapped_column(Integer)
 
 
+def zone_owner_default(context: DefaultExecutionContext) -> str | None:
+    """``recordsets.zone_tenant_id`` for an insert that does not set it: the zone's owner.
+
+    One query per row, so only a safety net: ORM flushes get the owner from the session
+    (``fill_zone_owners``), and bulk inserts of storage code set it themselves. A row left
+    NULL would silently drop out of its owner's cross-zone list.
+    """
+    zone_id = context.get_current_parameters().get("zone_id")
+    query = select(Zone.tenant_id).where(Zone.id == zone_id)
+    return context.connection.execute(query).scalar()
+
+
 class SharedZone(_Timestamps, Base):
     __tablename__ = "shared_zones"
     __table_args__ = (UniqueConstraint("zone_id", "target_project_id", name="uq_shared_zone"),)
@@ -195,7 +211,9 @@ class RecordSet(_Timestamps, Base):
     __tablename__ = "recordsets"
     __table_args__ = (
         UniqueConstraint("zone_id", "name", "type", name="uq_recordsets_zone_name_type"),
-        Index("ix_recordsets_zone_created", "zone_id", "created_at"),
+        # One zone's list, and the cross-zone list of a project's zones (migration 0004).
+        Index("ix_recordsets_zone_created_id", "zone_id", "created_at", "id"),
+        Index("ix_recordsets_zone_tenant_created_id", "zone_tenant_id", "created_at", "id"),
         Index("ix_recordsets_name_type", "name", "type"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
@@ -203,6 +221,9 @@ class RecordSet(_Timestamps, Base):
     zone_shard: Mapped[int] = mapped_column(Integer)
     tenant_id: Mapped[str | None] = mapped_column(String(36))
     zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"))
+    # The owner of the zone (``zones.tenant_id``), copied here so that one index serves the
+    # cross-zone list; see ``storage/recordsets.py`` and ``fill_zone_owners`` below.
+    zone_tenant_id: Mapped[str | None] = mapped_column(String(36), default=zone_owner_default)
     name: Mapped[str] = mapped_column(String(255))
     type: Mapped[str] = mapped_column(String(16))
     ttl: Mapped[int | None] = mapped_column(Integer)
@@ -376,3 +397,30 @@ class PoolCatalogZone(_Timestamps, Base):
     tsig_algorithm: Mapped[str | None] = mapped_column(String(32))
     serial: Mapped[int] = mapped_column(BigInteger)
     digest: Mapped[str] = mapped_column(String(64))
+
+
+# --- the zone owner on recordsets (migration 0004) --------------------------------------------
+@event.listens_for(Session, "before_flush")
+def fill_zone_owners(session: Session, _flush_context: object, _instances: object) -> None:
+    """New recordsets get ``zone_tenant_id`` from their zone when the session holds it.
+
+    Central loads (and locks) the zone before it adds recordsets, and a new zone is added in
+    the same flush as its SOA and NS, so this needs no query; what it cannot resolve is left
+    to ``zone_owner_default``. A transfer rewrites the column (``storage/transfers.py``).
+    """
+    pending = [obj for obj in session.new if isinstance(obj, RecordSet) and obj.zone_tenant_id is None]
+    if not pending:
+        return
+    owners = {obj.id: obj.tenant_id for obj in session.new if isinstance(obj, Zone)}
+    for recordset in pending:
+        owner = _session_zone_owner(session, owners, recordset.zone_id)
+        if owner is not None:
+            recordset.zone_tenant_id = owner
+
+
+def _session_zone_owner(session: Session, owners: dict[str, str | None],
+                        zone_id: str | None) -> str | None:
+    if zone_id in owners:
+        return owners[zone_id]
+    zone = session.identity_map.get(session.identity_key(Zone, zone_id)) if zone_id else None
+    return zone.tenant_id if isinstance(zone, Zone) else None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
-from sqlalchemy import delete, distinct, func, or_, select
+from sqlalchemy import Select, delete, distinct, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate
+from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate_union
 from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone
 from openkeel_designate.storage.zones import LIVE
 
@@ -56,30 +56,67 @@ async def find(session: AsyncSession, page: Page, *, zone_id: str | None, projec
     ``count=False`` (OpenStack-DNS-Hide-Counts) skips the COUNT, which is the expensive part of
     a listing over a million recordsets.
     """
-    query = select(RecordSet)
+    query = _with_criteria(select(RecordSet), page.criteria)
     if zone_id is not None:
-        query = query.where(RecordSet.zone_id == zone_id)
+        branches = [query.where(RecordSet.zone_id == zone_id)]
+    elif all_tenants:
+        branches = [query.where(RecordSet.zone_id.in_(select(Zone.id).where(Zone.deleted == LIVE)))]
     else:
-        live = select(Zone.id).where(Zone.deleted == LIVE)
-        if not all_tenants:
-            shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
-            live = live.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
-        query = query.where(RecordSet.zone_id.in_(live))
-    plain = {k: v for k, v in page.criteria.items() if k not in RECORD_FILTERS}
+        branches = await _project_branches(session, query, project_id)
+    total = None
+    if count:
+        total = 0
+        for branch in branches:
+            total += (await session.execute(select(func.count()).select_from(branch.subquery()))
+                      ).scalar_one()
+    paged = await paginate_union(session, branches, RecordSet, page)
+    return list((await session.execute(paged)).scalars()), total
+
+
+async def _project_branches(session: AsyncSession, query: Select,
+                            project_id: str | None) -> list[Select]:
+    """The recordsets of the live zones a project owns, and of those shared with it.
+
+    Visibility follows the zone, not the recordset: a recordset that another project created
+    in the project's zone is listed, and so is every recordset of a zone shared with it.
+    ``recordsets.tenant_id`` (the creator) cannot express that, so the owner of the zone is
+    kept on the recordset (``zone_tenant_id``, migration 0004), and the owned zones' recordsets
+    are one walk of ``ix_recordsets_zone_tenant_created_id`` in (created_at, id) order, each
+    row walked checked for a live zone by primary key. Reading them through the zones instead
+    (``zone_id IN (zones of the project)``) joins every recordset of the project and sorts
+    them: 450-650 ms for one page at 1.2M recordsets (bench/scale.py), against 0.2 ms.
+
+    Zones shared with the project (live, owned by another project) are looked up first, as
+    for the zone list; their recordsets are a second, disjoint branch (``paginate_union``).
+    """
+    live = select(Zone.id).where(Zone.deleted == LIVE)
+    own = query.where(RecordSet.zone_tenant_id == project_id, RecordSet.zone_id.in_(live))
+    guest_zones = await _zones_shared_with(session, project_id)
+    if not guest_zones:
+        return [own]
+    return [own, query.where(RecordSet.zone_id.in_(guest_zones))]
+
+
+async def _zones_shared_with(session: AsyncSession, project_id: str | None) -> list[str]:
+    """Ids of the live zones shared with the project that it does not own itself."""
+    shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
+    rows = await session.execute(select(Zone.id, Zone.tenant_id).where(
+        Zone.deleted == LIVE, Zone.id.in_(shared)))
+    return [zone_id for zone_id, owner in rows if owner != project_id]
+
+
+def _with_criteria(query: Select, criteria: dict[str, str]) -> Select:
+    """Filters on the recordset's columns, and on its records' data and status."""
+    plain = {k: v for k, v in criteria.items() if k not in RECORD_FILTERS}
     query = apply_criteria(query, RecordSet, plain)
     for key, column in RECORD_FILTERS.items():
-        if key in page.criteria:
-            value = page.criteria[key]
+        if key in criteria:
+            value = criteria[key]
             if key == "status":
                 value = value.upper()
             matching = select(distinct(Record.recordset_id)).where(criterion(column, value))
             query = query.where(RecordSet.id.in_(matching))
-    total = None
-    if count:
-        total = (await session.execute(select(func.count()).select_from(query.subquery()))
-                 ).scalar_one()
-    paged = await paginate(session, query, RecordSet, page)
-    return list((await session.execute(paged)).scalars()), total
+    return query
 
 
 async def records_of(session: AsyncSession, recordset_ids: list[str]) -> dict[str, list[Record]]:

@@ -58,7 +58,8 @@ async def replace_content(session: AsyncSession, zone_id: str, soa: dict,
     for name, rtype, ttl, datas in rrsets:
         recordset_id = new_id()
         sets.append({"id": recordset_id, "zone_id": zone_id, "zone_shard": zone.shard,
-                     "tenant_id": zone.tenant_id, "name": name, "type": rtype, "ttl": ttl,
+                     "tenant_id": zone.tenant_id, "zone_tenant_id": zone.tenant_id,
+                     "name": name, "type": rtype, "ttl": ttl,
                      "description": None, "reverse_name": name[::-1], "version": 1,
                      "created_at": now})
         for data in datas:

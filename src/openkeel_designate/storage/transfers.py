@@ -78,10 +78,14 @@ async def find_accepts(session: AsyncSession, page: Page, *, project_id: str | N
 
 
 async def change_owner(session: AsyncSession, zone: Zone, project_id: str) -> None:
-    """The zone, every recordset and every record of it now belong to ``project_id``."""
+    """The zone, every recordset and every record of it now belong to ``project_id``.
+
+    ``zone_tenant_id`` follows the zone, or the recordsets would stay in the old owner's
+    cross-zone list (storage/recordsets.py).
+    """
     now = utcnow()
     await session.execute(update(RecordSet).where(RecordSet.zone_id == zone.id)
-                          .values(tenant_id=project_id, updated_at=now))
+                          .values(tenant_id=project_id, zone_tenant_id=project_id, updated_at=now))
     await session.execute(update(Record).where(Record.zone_id == zone.id)
                           .values(tenant_id=project_id, updated_at=now))
     zone.tenant_id = project_id
