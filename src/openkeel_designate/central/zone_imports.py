@@ -138,7 +138,8 @@ async def _insert_recordsets(session: AsyncSession, zone: Zone, ctx: RequestCont
         rs_id = new_id()
         rs_rows.append({
             "id": rs_id, "version": 1, "zone_shard": zone.shard,
-            "tenant_id": ctx.project_id, "zone_id": zone.id, "name": parsed.name,
+            "tenant_id": ctx.project_id, "zone_tenant_id": zone.tenant_id, "zone_id": zone.id,
+            "name": parsed.name,
             "type": parsed.type, "ttl": parsed.ttl, "description": None,
             "reverse_name": parsed.name[::-1], "created_at": created})
         record_rows += [{
