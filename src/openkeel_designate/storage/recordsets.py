@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
-from sqlalchemy import Select, delete, distinct, func, select
+from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate_union
@@ -114,7 +114,7 @@ def _with_criteria(query: Select, criteria: dict[str, str]) -> Select:
             value = criteria[key]
             if key == "status":
                 value = value.upper()
-            matching = select(distinct(Record.recordset_id)).where(criterion(column, value))
+            matching = select(Record.recordset_id).where(criterion(column, value))
             query = query.where(RecordSet.id.in_(matching))
     return query
 
