@@ -39,6 +39,9 @@ SLOW_LORIS = 4
 IDLE_CONNECTIONS = 150
 HALF_OPEN = 20
 PROBE_BOUND = 3.0  # seconds a well-formed query may take while under attack
+# Probes that must have run while the attack lasted: two rounds of SOA over UDP and A over TCP.
+# How many more fit depends on how fast this machine gets through the attack, not on the server.
+MIN_PROBES = 4
 HOLD_BOUND = 12.0  # seconds a client that never completes a message may hold a connection
 ZONE, HOST, ADDRESS = "fuzz.example.", "www.fuzz.example.", "192.0.2.53"
 
@@ -311,7 +314,7 @@ def test_mdns_and_nameserver_survive_hostile_traffic() -> None:
                        f"{report.slowest_probe:.2f}s, longest hold {max(report.held, default=0):.1f}s")
             print(summary)
             assert not report.problems, f"{summary}\n" + "\n".join(report.problems[:20])
-            assert report.probes >= 10, summary
+            assert report.probes >= MIN_PROBES, summary
             assert len(report.held) == SLOW_LORIS + IDLE_CONNECTIONS + HALF_OPEN, summary
         log = server.log_path.read_text(errors="replace")
         for crash in ("handler failed", "mdns failed answering", "Task exception was never retrieved",
