@@ -14,8 +14,11 @@ Host, port and user come from ``OKD_PG_HOST``/``OKD_PG_PORT``/``OKD_PG_USER`` an
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import secrets
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 _LIVE: set["TestDatabase"] = set()
@@ -93,6 +96,19 @@ def make_database(kind: str) -> TestDatabase:
         raise ValueError(f"unknown database kind {kind!r} (postgresql, mysql or sqlite)")
     _LIVE.add(db)
     return db
+
+
+@contextlib.contextmanager
+def empty_database_url(kind: str, prefix: str = "okd-") -> Iterator[str]:
+    """The URL of a new empty database of ``kind`` (sqlite, postgresql, mysql), dropped after."""
+    if kind == "sqlite":
+        yield f"sqlite:///{tempfile.mkdtemp(prefix=prefix)}/designate.sqlite"
+        return
+    db = make_database(kind)
+    try:
+        yield db.url
+    finally:
+        db.drop()
 
 
 def database_exists(db: TestDatabase) -> bool:

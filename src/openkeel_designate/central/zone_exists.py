@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from openkeel_designate.central.notifications import payload
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ZoneView
+from openkeel_designate.central.zones import views
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.models import utcnow
 
@@ -34,12 +34,9 @@ async def announce_existing(svc: Services, interval: int, per_page: int) -> int:
     while True:
         async with svc.db.read() as session:
             zones = await zone_store.live_after(session, after, per_page)
-            ids = [zone.id for zone in zones]
-            attrs, masters = await zone_store.extras(session, ids)
-            shared = await zone_store.shared_ids(session, ids)
-        for zone in zones:
-            view = ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []),
-                            zone.id in shared)
+            shared = await zone_store.shared_ids(session, [zone.id for zone in zones])
+            page = await views(session, [(zone, zone.id in shared) for zone in zones])
+        for view in page:
             body = {**payload(view), **period}
             for event_type in EVENTS:
                 notifier.info(event_type, body, publisher="producer")

@@ -31,10 +31,16 @@ CATALOG_FORBIDDEN = "This operation is not allowed for catalog zones."
 
 
 async def view(session: AsyncSession, zone: Zone, shared: bool | None = None) -> ZoneView:
-    attrs, masters = await zone_store.extras(session, [zone.id])
     if shared is None:
         shared = bool(await zone_store.shared_ids(session, [zone.id]))
-    return ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), shared)
+    return (await views(session, [(zone, shared)]))[0]
+
+
+async def views(session: AsyncSession, rows: list[tuple[Zone, bool]]) -> list[ZoneView]:
+    """(zone, shared) pairs with their attributes and masters, read in one round trip."""
+    attrs, masters = await zone_store.extras(session, [zone.id for zone, _ in rows])
+    return [ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), shared)
+            for zone, shared in rows]
 
 
 async def load_visible(session: AsyncSession, ctx: RequestContext, zone_id: str,
@@ -230,10 +236,7 @@ async def find_zones(svc: Services, ctx: RequestContext, page: Page) -> ListResu
         rows, total = await zone_store.find(session, page, project_id=ctx.project_id,
                                             all_tenants=ctx.all_tenants,
                                             hide_catalog=not ctx.is_admin)
-        attrs, masters = await zone_store.extras(session, [z.id for z, _ in rows])
-    items = [ZoneView(z, attrs.get(z.id, {}), masters.get(z.id, []), shared)
-             for z, shared in rows]
-    return ListResult(items, total)
+        return ListResult(await views(session, rows), total)
 
 
 async def get_nameservers(svc: Services, ctx: RequestContext, zone_id: str) -> list[tuple[int, str]]:

@@ -30,6 +30,13 @@ class RequestContext:
     #: Keystone mode: the token's catalog (v2 shape), for calls to other services (Neutron).
     service_catalog: list[dict] = field(default_factory=list)
 
+    def endpoints(self, service_type: str,
+                  interface: str = "publicURL") -> list[tuple[str | None, str]]:
+        """``(region, url)`` of each ``service_type`` endpoint in the caller's catalog."""
+        return [(endpoint.get("region"), endpoint[interface])
+                for service in self.service_catalog if service.get("type") == service_type
+                for endpoint in service.get("endpoints", []) if endpoint.get(interface)]
+
     @property
     def is_admin(self) -> bool:
         return "admin" in self.roles

@@ -43,10 +43,9 @@ def endpoints(conf: cfg.ConfigOpts, ctx: RequestContext,
     if opts.endpoints:
         found = [_configured(entry) for entry in opts.endpoints]
     else:
-        catalog = getattr(ctx, "service_catalog", None)
-        if not catalog:
+        if not ctx.service_catalog:
             raise errors.ConfigurationError("No service_catalog and no configured endpoints")
-        found = _from_catalog(catalog, opts.endpoint_type)
+        found = ctx.endpoints("network", opts.endpoint_type)
     if region is not None:
         found = [(r, url) for r, url in found if r == region]
     if not found:
@@ -59,18 +58,6 @@ def _configured(entry: str) -> tuple[str, str]:
     if not sep or not url:
         raise errors.ConfigurationError(f"Invalid Neutron endpoint {entry!r}: expected region|url")
     return region.strip(), url.strip()
-
-
-def _from_catalog(catalog: list[dict[str, Any]], endpoint_type: str) -> list[tuple[str, str]]:
-    found = []
-    for service in catalog:
-        if service.get("type") != "network":
-            continue
-        for endpoint in service.get("endpoints", []):
-            url = endpoint.get(endpoint_type)
-            if url:
-                found.append((endpoint.get("region"), url))
-    return found
 
 
 async def list_floatingips(conf: cfg.ConfigOpts, ctx: RequestContext,

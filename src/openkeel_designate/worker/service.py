@@ -175,17 +175,19 @@ class Worker:
             retry_in = min(MAX_RETRY_SECONDS, 2.0 ** min(claimed.attempts, 6))
             LOG.warning("zone %s %s failed: %s (retry in %.0f s)", claimed.name, claimed.action,
                         reason, retry_in)
-            if await workqueue.fail(self.db, claimed, self.owner, reason, retry_in):
-                await self._announce(claimed)
+            await self._fail(claimed, reason, retry_in)
         except Exception:
             LOG.exception("zone %s: unexpected failure", claimed.name)
-            if await workqueue.fail(self.db, claimed, self.owner, "internal error", 5.0):
-                await self._announce(claimed)
+            await self._fail(claimed, "internal error", 5.0)
         finally:
             keeper.cancel()
             self._running.discard(claimed.id)
             self._states.pop(claimed.id, None)
             self._wake.set()
+
+    async def _fail(self, claimed: ClaimedZone, reason: str, retry_in: float) -> None:
+        if await workqueue.fail(self.db, claimed, self.owner, reason, retry_in):
+            await self._announce(claimed)
 
     async def _announce(self, claimed: ClaimedZone) -> None:
         """The status change as ``dns.zone.update``; losing the event never fails the push."""

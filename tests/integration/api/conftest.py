@@ -6,8 +6,7 @@ worker runs here, so writes stay PENDING — the end-to-end tests cover propagat
 
 from __future__ import annotations
 
-import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
@@ -19,22 +18,15 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
-from support.databases import make_database
+from support.databases import empty_database_url
 
 BACKENDS = ("sqlite", "postgresql", "mysql")
 
 
 @pytest.fixture(params=BACKENDS)
-def database_url(request) -> str:
-    if request.param == "sqlite":
-        directory = tempfile.mkdtemp(prefix="okd-api-")
-        yield f"sqlite:///{directory}/designate.sqlite"
-        return
-    db = make_database(request.param)
-    try:
-        yield db.url
-    finally:
-        db.drop()
+def database_url(request) -> Iterator[str]:
+    with empty_database_url(request.param, prefix="okd-api-") as url:
+        yield url
 
 
 @pytest.fixture

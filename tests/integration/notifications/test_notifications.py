@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import json
-import secrets
 import tempfile
-import time
-from collections.abc import Iterator
 
 import httpx
-import kombu
 import oslo_messaging
 import pytest
 
@@ -21,9 +16,9 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
+from support.broker import TRANSPORT_URL, drain, queue_exists
 
 pytestmark = pytest.mark.integration
-BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 P1 = {"X-Auth-Project-ID": "p1"}
 ADMIN = {"X-Auth-Project-ID": "p1", "X-Roles": "admin"}
 ZONEFILE = """$ORIGIN imported.example.
@@ -34,27 +29,6 @@ www IN A 192.0.2.10
 """
 
 
-def drain(queue_name: str, wanted: int, timeout: float = 10.0) -> list[dict]:
-    events = []
-    deadline = time.monotonic() + timeout
-    with kombu.Connection(BROKER) as connection:
-        queue = connection.SimpleQueue(kombu.Queue(queue_name, no_declare=True))
-        try:
-            while len(events) < wanted and time.monotonic() < deadline:
-                try:
-                    message = queue.get(block=True, timeout=0.5)
-                except queue.Empty:
-                    continue
-                body = message.payload
-                if isinstance(body, (str, bytes)):
-                    body = json.loads(body)
-                events.append(json.loads(body["oslo.message"]) if "oslo.message" in body else body)
-                message.ack()
-        finally:
-            queue.close()
-    return events
-
-
 @contextlib.asynccontextmanager
 async def notifying_api(topic: str, **defaults):
     """The API in-process over a fresh SQLite, sending dns.* events to ``topic`` on RabbitMQ."""
@@ -62,11 +36,11 @@ async def notifying_api(topic: str, **defaults):
     conf.set_override("quota_zones", 100)
     for name, value in defaults.items():
         conf.set_override(name, value)
-    url = f"sqlite:///{tempfile.mkdtemp()}/designate.sqlite"
+    url = f"sqlite:///{tempfile.mkdtemp(prefix='okd-notify-')}/designate.sqlite"
     migrate.upgrade(url)
     db = Database(url)
     oslo_messaging.get_notification_transport(conf)  # registers its options on conf
-    conf.set_override("transport_url", "rabbit://guest:guest@127.0.0.1:5672/")
+    conf.set_override("transport_url", TRANSPORT_URL)
     conf.set_override("driver", ["messagingv2"], group="oslo_messaging_notifications")
     conf.set_override("topics", [topic], group="oslo_messaging_notifications")
     svc = Services(conf=conf, db=db, policy=Policy(conf))
@@ -79,32 +53,6 @@ async def notifying_api(topic: str, **defaults):
     finally:
         svc.notifier.close()
         await db.dispose()
-
-
-@pytest.fixture
-def topic() -> Iterator[str]:
-    """A notification topic of the test's own; its queues are deleted afterwards."""
-    name = f"okd_notify_{secrets.token_hex(4)}"
-    yield name
-    delete_queues(name)
-
-
-def delete_queues(topic_name: str) -> None:
-    with kombu.Connection(BROKER) as connection:
-        for priority in ("info", "error"):
-            try:
-                connection.channel().queue_delete(f"{topic_name}.{priority}")
-            except connection.channel_errors:
-                pass
-
-
-def queue_exists(queue_name: str) -> bool:
-    with kombu.Connection(BROKER) as connection:
-        try:
-            connection.default_channel.queue_declare(queue_name, passive=True)
-        except connection.channel_errors:
-            return False
-        return True
 
 
 async def test_zone_and_recordset_events(topic):

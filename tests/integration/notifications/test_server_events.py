@@ -3,18 +3,15 @@ periodic ``exists`` audit, received from the real RabbitMQ."""
 
 from __future__ import annotations
 
-import secrets
 import time
-from collections.abc import Iterator
 
 import httpx
 import pytest
 
+from support.broker import TRANSPORT_URL, drain
 from support.server import ServerProcess
-from test_notifications import delete_queues, drain
 
 pytestmark = pytest.mark.integration
-TRANSPORT_URL = "rabbit://guest:guest@127.0.0.1:5672/"
 
 
 def wait_for(what: str, check, timeout: float = 20.0) -> None:
@@ -24,13 +21,6 @@ def wait_for(what: str, check, timeout: float = 20.0) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture
-def topic() -> Iterator[str]:
-    name = f"okd_server_events_{secrets.token_hex(4)}"
-    yield name
-    delete_queues(name)
 
 
 def test_worker_announces_status_and_producer_audits_zones(topic: str) -> None:

@@ -7,7 +7,6 @@ copies the zone owner onto existing recordsets, so it runs over rows written at 
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -20,7 +19,7 @@ from sqlalchemy.engine import Engine
 from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import sync_url
 from openkeel_designate.storage.models import Base
-from support.databases import make_database
+from support.databases import empty_database_url
 
 ZONES = {"z-a": "proj-a", "z-b": "proj-b"}
 NEW_INDEXES = {
@@ -36,14 +35,8 @@ OLD_INDEXES = {
 
 @pytest.fixture(params=("sqlite", "postgresql", "mysql"))
 def url(request) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tempfile.mkdtemp(prefix='okd-migrate-')}/designate.sqlite"
-        return
-    db = make_database(request.param)
-    try:
-        yield db.url
-    finally:
-        db.drop()
+    with empty_database_url(request.param, prefix="okd-migrate-") as database_url:
+        yield database_url
 
 
 @pytest.fixture

@@ -73,10 +73,10 @@ class KeystoneAuth:
         404 means "no such project": a caller not allowed to look (403) or a failing Keystone
         leaves the project accepted.
         """
-        endpoint = catalog_url(ctx.service_catalog, "identity")
-        if endpoint is None:
+        found = ctx.endpoints("identity")
+        if not found:
             raise errors.KeystoneCommunicationFailure("KeystoneV3 endpoint not found")
-        return await self.client.project_exists(endpoint, ctx.auth_token or "", project_id)
+        return await self.client.project_exists(found[0][1], ctx.auth_token or "", project_id)
 
     async def authenticate(self, scope: Scope) -> Response | None:
         headers = [(k, v) for k, v in scope["headers"] if k.decode("latin-1").lower()
@@ -198,17 +198,6 @@ def v2_catalog(catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
         services.append({"type": service.get("type"), "name": service.get("name"),
                          "endpoints": list(by_region.values())})
     return services
-
-
-def catalog_url(catalog: list[dict[str, Any]], service_type: str,
-                interface: str = "publicURL") -> str | None:
-    """The first ``interface`` URL of ``service_type`` in a v2-shaped catalog."""
-    for service in catalog:
-        if service.get("type") == service_type:
-            for endpoint in service.get("endpoints", []):
-                if endpoint.get(interface):
-                    return endpoint[interface]
-    return None
 
 
 def _user_headers(token: dict[str, Any], identity: Identity,
