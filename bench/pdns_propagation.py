@@ -4,9 +4,10 @@
 Starts a PowerDNS (tests/support/pdns.py, configured like the reference's: no answer caches,
 xfr-cycle-interval 5) and our server whose default pool has that PowerDNS as its only target and
 nameserver; measures zone POST -> ACTIVE / -> SOA answered by PowerDNS and recordset POST ->
-ACTIVE / -> A answered by PowerDNS; stops both. It does so twice: with Designate's plain pdns4
-calls (PowerDNS transfers when its secondary loop next wakes after the NOTIFY) and with the target
-option ``axfr_retrieve: true`` (PowerDNS is asked to transfer at once). With ``--ref``, the same
+ACTIVE / -> A answered by PowerDNS; stops both. It does so twice: with the target option
+``axfr_retrieve: false`` (Designate's plain pdns4 calls: PowerDNS transfers when its secondary loop
+next wakes after the NOTIFY) and with the default options (create and update also call
+``axfr-retrieve``: PowerDNS is asked to transfer at once). With ``--ref``, the same
 figures from the real Designate 23.0.0 (/work/shared/ref, whose pool is also one PowerDNS), and
 ours/ref ratios. Figures are printed and written to bench/results/, never asserted.
 
@@ -32,11 +33,11 @@ sys.path.insert(0, str(BENCH))
 from measure import Api, ready_zone, recordset_propagation, zone_propagation  # noqa: E402
 from propagation import _section, delete_project_zones, machine  # noqa: E402
 from report import BASELINE, figures, fmt, fmt_ratio, ratio, render  # noqa: E402
-from targets import OursPdns, Ref, RefUnavailable, Target, ref_ports  # noqa: E402
+from targets import SECONDARY_ROWS, OursSecondary, Ref, RefUnavailable, Target, ref_ports  # noqa: E402
 
 # (column title, figure key prefix): each cell prints p50 / p95 of that figure.
-COLUMNS = [("zone POST -> ACTIVE", "zone_active"), ("zone POST -> SOA by PowerDNS", "zone_answered"),
-           ("recordset POST -> ACTIVE", "rs_active"), ("recordset POST -> A by PowerDNS", "rs_answered")]
+COLUMNS = [("zone POST -> ACTIVE", "zone_active"), ("zone POST -> SOA by the target", "zone_answered"),
+           ("recordset POST -> ACTIVE", "rs_active"), ("recordset POST -> A by the target", "rs_answered")]
 
 
 def parse_args() -> argparse.Namespace:
@@ -45,6 +46,15 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--records", type=int, default=None, help="recordset creates measured per row (default 100)")
     ap.add_argument("--quick", action="store_true", help="10 zones and 10 recordsets per row (ref: 5)")
     ap.add_argument("--database", default="sqlite", choices=["sqlite", "postgresql", "mysql"])
+    ap.add_argument("--rows", default="ours-no-axfr_retrieve,ours",
+                    help=f"rows of ours to run, comma-separated, among {','.join(SECONDARY_ROWS)} "
+                         "(default: PowerDNS with and without axfr_retrieve); --rounds > 1 "
+                         "interleaves them")
+    ap.add_argument("--server-src", type=Path, default=None,
+                    help="run our server from this source tree (first on PYTHONPATH), e.g. a "
+                         "snapshot, so that edits of the working tree do not reach a running bench")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run every row this many times, round-robin (before/after in the same minutes)")
     ap.add_argument("--ref", action="store_true", help="also measure the real Designate 23.0.0")
     ap.add_argument("--ref-samples", type=int, default=None,
                     help="cap on samples against the reference (default 20; each takes 5-15 s)")
@@ -82,16 +92,18 @@ async def measure(target: Target, zones: int, records: int) -> dict[str, Any]:
     return result
 
 
-def run_ours(args: argparse.Namespace, axfr_retrieve: bool) -> dict[str, Any]:
-    ours = OursPdns(axfr_retrieve, args.database)
+def run_ours(args: argparse.Namespace, row: str) -> dict[str, Any]:
+    ours = OursSecondary(row, args.database, args.server_src)
     try:
         target = ours.start()
-        print(f"{ours.label}: {target.api_url}, PowerDNS 127.0.0.1:{ours.pdns.dns_port} "
-              f"(api {ours.pdns.api_url}), pid {ours.server.pid}", flush=True)
-        return asyncio.run(measure(target, args.zones, args.records))
+        print(f"{ours.label}: {target.api_url}, {target.dns_label} 127.0.0.1:{ours.dns.dns_port}, "
+              f"pid {ours.server.pid}, load {os.getloadavg()[0]:.1f}", flush=True)
+        result = asyncio.run(measure(target, args.zones, args.records))
+        result["loadavg_end"] = os.getloadavg()
+        return result
     except Exception as exc:  # noqa: BLE001 - reported in the output
         return {"label": ours.label, "error": f"{type(exc).__name__}: {exc}",
-                "log_tail": ours.server.log_tail(20), "pdns_log_tail": ours.pdns.log_tail(20)}
+                "log_tail": ours.server.log_tail(20), "dns_log_tail": ours.dns.log_tail(20)}
     finally:
         ours.stop()
 
@@ -153,9 +165,16 @@ def main() -> int:
     out: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "machine": machine(),
                            "args": {k: str(v) for k, v in vars(args).items()}}
     results: dict[str, dict[str, Any]] = {}
-    for axfr_retrieve in (False, True):
-        res = run_ours(args, axfr_retrieve)
-        results[res["label"]] = res
+    rows = [row.strip() for row in args.rows.split(",") if row.strip()]
+    unknown = [row for row in rows if row not in SECONDARY_ROWS]
+    if unknown:
+        raise SystemExit(f"unknown rows {unknown}; choose among {list(SECONDARY_ROWS)}")
+    for round_no in range(1, args.rounds + 1):
+        for row in rows:
+            res = run_ours(args, row)
+            label = row if args.rounds == 1 else f"{row} #{round_no}"
+            res["label"] = label
+            results[label] = res
     if args.ref:
         results["ref"] = run_ref(args)
     out["results"] = results
@@ -174,7 +193,8 @@ def main() -> int:
         for name, section in res.items():
             if isinstance(section, dict) and "error" in section:
                 print(f"{label} section {name} failed: {section['error']}")
-    print("answered = PowerDNS answers the SOA / the A record (UDP, polled every 5 ms); "
+    print(f"load average at the end: {os.getloadavg()}")
+    print("answered = the row's target (PowerDNS, BIND 9, Knot) answers the SOA / the A record (UDP, polled every 5 ms); "
           "ACTIVE = the API says so (polled every 10 ms for ours, 100 ms for the ref)")
     print(text)
     print(f"\nresults: {path}")

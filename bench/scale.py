@@ -51,7 +51,7 @@ from cluster import Cluster, log_problems
 from sqlalchemy.engine import make_url
 from stats import summarize
 
-from openkeel_designate.central.records import soa_data
+from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
@@ -303,7 +303,7 @@ async def explain(url: str, ids: dict[str, Any]) -> list[dict[str, Any]]:
     from openkeel_designate.storage import recordsets as rs_store
     from openkeel_designate.storage import zones as zone_store
     from openkeel_designate.storage.database import async_url
-    from openkeel_designate.storage.filters import Page
+    from openkeel_designate.domain.paging import Page
 
     engine = create_async_engine(async_url(url))
     captured: list[tuple[str, Any]] = []

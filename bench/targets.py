@@ -23,6 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+from support.bind9 import Bind9Server  # noqa: E402
+from support.knot import KnotServer  # noqa: E402
 from support.pdns import PdnsServer  # noqa: E402
 from support.server import ServerProcess  # noqa: E402  (needs the sys.path line above)
 
@@ -84,68 +86,101 @@ REF_PDNS_SETTINGS = {"cache-ttl": "0", "query-cache-ttl": "0", "negquery-cache-t
                      "xfr-cycle-interval": "5", "allow-axfr-ips": "127.0.0.0/8", "disable-axfr": "no"}
 
 
-def pdns_pool_yaml(server: ServerProcess, pdns: PdnsServer, axfr_retrieve: bool) -> str:
-    """The default pool, whose only target and only nameserver is the real PowerDNS ``pdns``."""
-    extra = "        axfr_retrieve: true\n" if axfr_retrieve else ""
+def secondary_pool_yaml(server: ServerProcess, target_type: str, dns_port: int,
+                        options: dict[str, object]) -> str:
+    """The default pool, whose only target and only nameserver is one real secondary server."""
+    option_lines = "".join(f"        {key}: {value}\n" for key, value in options.items())
     return f"""---
 - name: default
-  description: bench pool, one real PowerDNS
+  description: bench pool, one real {target_type} server
   attributes: {{}}
   ns_records:
     - hostname: ns1.example.net.
       priority: 1
   nameservers:
     - host: 127.0.0.1
-      port: {pdns.dns_port}
+      port: {dns_port}
   targets:
-    - type: pdns4
-      description: PowerDNS {pdns.dns_port}
+    - type: {target_type}
+      description: {target_type} {dns_port}
       masters:
         - host: 127.0.0.1
           port: {server.mdns_port}
       options:
         host: 127.0.0.1
-        port: {pdns.dns_port}
-        api_endpoint: {pdns.api_url}
-        api_token: {pdns.api_key}
-{extra}"""
+        port: {dns_port}
+{option_lines}"""
 
 
-class OursPdns:
-    """Our server whose default pool is one real PowerDNS (started here, settings as the ref's).
+# Row label -> (target type, what the row's pool options are, in the bench's words).
+SECONDARY_ROWS = {
+    "ours": ("pdns4", "pdns4 target, default options (axfr_retrieve)"),
+    "ours-no-axfr_retrieve": ("pdns4", "pdns4 target, axfr_retrieve: false (Designate's calls)"),
+    "ours-bind9": ("bind9", "bind9 target (rndc addzone), NOTIFY"),
+    "ours-knot": ("knot", "knot target (knotc), NOTIFY"),
+}
 
-    ``axfr_retrieve``: the pdns4 target option that asks PowerDNS to transfer at once instead of
-    waiting for its secondary loop after the NOTIFY.
+
+class OursSecondary:
+    """Our server whose default pool is one real secondary (PowerDNS, BIND 9 or Knot), started
+    here; PowerDNS gets the reference's settings.
+
+    ``row``: a key of ``SECONDARY_ROWS``; ``ours`` is PowerDNS with the default pdns4 options
+    (create and update also ask it to transfer at once), ``ours-no-axfr_retrieve`` the opt-out
+    (PowerDNS transfers when its secondary loop wakes after the NOTIFY).
     """
 
-    def __init__(self, axfr_retrieve: bool, database: str = "sqlite"):
-        self.axfr_retrieve = axfr_retrieve
-        self.pdns = PdnsServer(extra_config=REF_PDNS_SETTINGS)
+    def __init__(self, row: str, database: str = "sqlite", server_src: Path | None = None):
+        self.label = row
+        self.kind, self.description = SECONDARY_ROWS[row]
+        self.dns = self._make_dns()
+        env = {"PYTHONPATH": str(server_src.resolve())} if server_src else None
         self.server = ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, database=database,
                                     project="bench", wait_dns=True, start_timeout=120,
-                                    pools=lambda srv: pdns_pool_yaml(srv, self.pdns, axfr_retrieve))
+                                    pools=self._pools, env=env)
         self.database = database
 
+    def _make_dns(self):  # noqa: ANN202 - PdnsServer | Bind9Server | KnotServer
+        if self.kind == "bind9":
+            return Bind9Server()
+        if self.kind == "knot":
+            return KnotServer()
+        return PdnsServer(extra_config=REF_PDNS_SETTINGS)
+
+    def _options(self) -> dict[str, object]:
+        if self.kind == "bind9":
+            return {"rndc_host": "127.0.0.1", "rndc_port": self.dns.rndc_port,
+                    "rndc_config_file": str(self.dns.rndc_conf)}
+        if self.kind == "knot":
+            return {"socket": str(self.dns.socket)}
+        options: dict[str, object] = {"api_endpoint": self.dns.api_url, "api_token": self.dns.api_key}
+        if self.label == "ours-no-axfr_retrieve":
+            options["axfr_retrieve"] = "false"
+        return options
+
+    def _pools(self, server: ServerProcess) -> str:
+        return secondary_pool_yaml(server, self.kind, self.dns.dns_port, self._options())
+
     @property
-    def label(self) -> str:
-        return "ours+axfr_retrieve" if self.axfr_retrieve else "ours"
+    def pdns(self):  # noqa: ANN201 - kept for callers that knew only PowerDNS
+        return self.dns
 
     def start(self) -> Target:
-        self.pdns.start()
+        self.dns.start()
         self.server.start()
         pid = self.server.pid
         assert pid is not None
-        option = "axfr_retrieve: true" if self.axfr_retrieve else "plain Designate calls"
-        return Target(label=self.label, api_url=self.server.api_url, dns_port=self.pdns.dns_port,
-                      dns_label="PowerDNS (pool target)", pgids=lambda: [pid], api_poll_s=0.01,
+        label = {"pdns4": "PowerDNS", "bind9": "BIND 9", "knot": "Knot"}[self.kind]
+        return Target(label=self.label, api_url=self.server.api_url, dns_port=self.dns.dns_port,
+                      dns_label=f"{label} (pool target)", pgids=lambda: [pid], api_poll_s=0.01,
                       dns_poll_s=0.005, pause_s=(0.0, 0.05),
-                      notes=[f"openkeel-designate serve, {self.database}; pool: one pdns4 target, {option}"])
+                      notes=[f"openkeel-designate serve, {self.database}; pool: {self.description}"])
 
     def stop(self) -> None:
         try:
             self.server.stop()
         finally:
-            self.pdns.stop()
+            self.dns.stop()
 
 
 class RefUnavailable(RuntimeError):

@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh test
-exec .venv/bin/pytest -q -rs "$@"
+# Files tests keep for a post-mortem (the console's screenshots): CI archives this directory.
+export OKD_ARTIFACTS="${OKD_ARTIFACTS:-$PWD/test-artifacts}"
+exec .venv/bin/pytest -q -rs --durations=30 "$@"

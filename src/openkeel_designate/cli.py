@@ -1,10 +1,13 @@
 """``openkeel-designate``: one entry point.
 
   serve  [--config-file F] [--roles api,worker,mdns,producer,nameserver]
-  manage [--config-file F] database sync
+  manage [--config-file F] database sync [--backup FILE | --no-backup]
+  manage [--config-file F] database downgrade-to-designate | forget-designate
+  manage [--config-file F] config check
   manage [--config-file F] pool update --file pools.yaml [--delete]
   manage [--config-file F] pool show-config
   manage [--config-file F] zone errors
+  manage [--config-file F] zone status ZONE
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import yaml
 
 from openkeel_designate import config
 from openkeel_designate.domain.errors import DesignateError
+from openkeel_designate.observability import logs
 from openkeel_designate.runtime import ALL_ROLES
 
 
@@ -37,19 +41,30 @@ def main(argv: list[str] | None = None) -> int:
     manage.add_argument("--config-file", action="append", dest="manage_config", default=[])
     manage_sub = manage.add_subparsers(dest="area", required=True)
     database = manage_sub.add_parser("database")
-    database.add_argument("action", choices=["sync"])
+    database.add_argument("action", choices=["sync", "downgrade-to-designate",
+                                             "forget-designate"])
+    database.add_argument("--backup", metavar="FILE",
+                          help="taking over a Designate database: dump it to FILE first")
+    database.add_argument("--no-backup", action="store_true",
+                          help="taking over a Designate database: you took the backup yourself")
     pool = manage_sub.add_parser("pool")
     pool.add_argument("action", choices=["update", "show-config", "show_config"])
     pool.add_argument("--file", help="pools.yaml")
     pool.add_argument("--delete", action="store_true", help="remove pools absent from the file")
+    config_cmd = manage_sub.add_parser("config")
+    config_cmd.add_argument("action", choices=["check"],
+                            help="options of the files that nothing here uses, and what they did")
     zone = manage_sub.add_parser("zone")
-    zone.add_argument("action", choices=["errors"], help="zones in ERROR and why")
+    zone.add_argument("action", choices=["errors", "status"],
+                      help="errors: zones in ERROR and why; status ZONE: where it is served")
+    zone.add_argument("zone", nargs="?", help="zone name or id (status)")
 
     args = parser.parse_args(argv)
     files = args.config_file + getattr(args, "serve_config", []) + getattr(args, "manage_config", [])
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     conf = config.load(files)
+    logs.configure(debug=args.debug or conf.debug, use_json=conf.use_json)
     if args.command == "serve":
         roles = [r.strip() for r in args.roles.split(",") if r.strip()]
         unknown = sorted(set(roles) - set(ALL_ROLES))
@@ -57,10 +72,34 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown roles: {', '.join(unknown)}")
         from openkeel_designate.runtime import serve as run_serve
 
+        _report_unused_options(files)
+
         _use_fast_event_loop()
         asyncio.run(run_serve(conf, roles))
         return 0
+    if args.area == "config":
+        return _config_check(files)
     return _manage(conf, args)
+
+
+def _report_unused_options(files: list[str]) -> None:
+    """Once at start: oslo.config would ignore these silently."""
+    from openkeel_designate import config_check
+
+    unused = config_check.unused(files)
+    if unused:
+        logging.getLogger("openkeel_designate.config").warning(config_check.report_line(unused))
+
+
+def _config_check(files: list[str]) -> int:
+    from openkeel_designate import config_check
+
+    unused = config_check.unused(files)
+    for item in unused:
+        print(f"[{item.group}] {item.name}: not used here; in Designate: {item.meaning}")
+    if not unused:
+        print("every option set in " + (", ".join(files) or "(no file)") + " is used")
+    return 0
 
 
 def _use_fast_event_loop() -> None:
@@ -77,9 +116,9 @@ def _manage(conf, args) -> int:
 
     url = config.database_url(conf)
     if args.area == "database":
-        migrate.upgrade(url)
-        print("database is at the latest schema")
-        return 0
+        return _database(url, args)
+    if args.area == "zone" and args.action == "status":
+        return _zone_status(conf, args.zone)
     if args.area == "zone":
         for name, zone_id, action, reason in asyncio.run(_zone_errors(conf)):
             print(f"{name} {zone_id} {action}: {reason}")
@@ -99,6 +138,43 @@ def _manage(conf, args) -> int:
         print(f"updated {len(ids)} pool(s): {', '.join(ids)}")
         return 0
     print(yaml.safe_dump(asyncio.run(_pool_show(conf)), sort_keys=False), end="")
+    return 0
+
+
+def _database(url: str, args) -> int:
+    from openkeel_designate.storage.takeover import downgrade, procedure, undo
+
+    try:
+        if args.action == "downgrade-to-designate":
+            downgrade.downgrade(url)
+            print("the database is Designate 23.0.0's again, with our rows written back")
+            return 0
+        if args.action == "forget-designate":
+            dropped = undo.forget(url)
+            print("dropped Designate's leftover " + ", ".join(dropped))
+            return 0
+        result = procedure.sync(url, backup_file=args.backup, no_backup=args.no_backup)
+    except procedure.Refused as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if result.took_over:
+        print(f"took over the Designate database in {result.seconds:.1f} s; its tables stay "
+              "aside until 'manage database forget-designate'")
+    print("database is at the latest schema")
+    return 0
+
+
+def _zone_status(conf, zone: str | None) -> int:
+    from openkeel_designate.zone_status import zone_status
+
+    if not zone:
+        print("zone status needs a zone name or id", file=sys.stderr)
+        return 2
+    try:
+        print(asyncio.run(zone_status(conf, zone)))
+    except DesignateError as exc:
+        print(f"zone status: {exc.message}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -12,11 +12,9 @@ import socket
 
 from oslo_config import cfg
 
+from openkeel_designate.domain import rrtypes
+
 DEFAULT_POOL_ID = "794ccc2c-d751-44fe-b57f-8894c9f5c842"
-RECORD_TYPES = [
-    "A", "AAAA", "CNAME", "MX", "SRV", "TXT", "SPF", "NS", "PTR", "SSHFP", "SOA", "NAPTR", "CAA",
-    "CERT", "HTTPS", "SVCB", "TLSA",
-]
 
 _DEFAULT = [
     cfg.StrOpt("host", default=socket.gethostname(), help="Node name in heartbeats."),
@@ -27,7 +25,7 @@ _DEFAULT = [
     cfg.IntOpt("default_soa_retry", default=600),
     cfg.IntOpt("default_soa_expire", default=86400),
     cfg.IntOpt("default_soa_minimum", default=3600),
-    cfg.ListOpt("supported_record_type", default=RECORD_TYPES),
+    cfg.ListOpt("supported_record_type", default=rrtypes.default_supported()),
     cfg.StrOpt("quota_driver", default="storage", choices=["storage", "noop"]),
     cfg.IntOpt("quota_zones", default=10),
     cfg.IntOpt("quota_zone_recordsets", default=500),
@@ -36,6 +34,26 @@ _DEFAULT = [
     cfg.IntOpt("quota_api_export_size", default=1000),
     cfg.BoolOpt("notify_api_faults", default=False,
                 help="Emit dns.api.fault (priority ERROR) for every API error response."),
+    # oslo.log's names for what the process logs.
+    cfg.BoolOpt("debug", default=False, help="Log at DEBUG (also: serve --debug)."),
+    cfg.BoolOpt("use_json", default=False,
+                help="One JSON object per log line (oslo.log's JSONFormatter keys)."),
+]
+
+# Ours (issue 16): the metrics and probe listener of each process (observability/listener.py).
+_METRICS = [
+    cfg.ListOpt("listen", default=None,
+                help="host:port serving /metrics, /livez and /readyz from a thread of this "
+                     "process. Unset: 127.0.0.1:9102 when serve runs every role (the embedded "
+                     "mode), off when --roles picks some; empty (listen =): off. Give each "
+                     "process of a scale-out its own port."),
+]
+
+# oslo.middleware's healthcheck option that the API's /healthcheck honours.
+_HEALTHCHECK = [
+    cfg.BoolOpt("detailed", default=False,
+                help="Give everyone the detailed JSON form of /healthcheck (admins always get "
+                     "it)."),
 ]
 
 _API = [
@@ -54,6 +72,26 @@ _API = [
     cfg.StrOpt("maintenance_mode_role", default="admin"),
     cfg.BoolOpt("allow_empty_secrets_for_tsig", default=True),
     cfg.BoolOpt("quotas_verify_project_id", default=False),
+    # Ours: the HTTP listener's connection limits (api/listener.py); Designate leaves them to
+    # its WSGI server.
+    cfg.FloatOpt("header_timeout", default=20.0, min=0,
+                 help="Seconds a connection may take to send a request's line and headers "
+                      "(from its opening, or a keep-alive request's first byte); then 408 and "
+                      "close. 0 disables."),
+    cfg.FloatOpt("body_timeout", default=60.0, min=0,
+                 help="Seconds a request body may take once the headers are in; then 408 (or "
+                      "a bare close once the response has started). 0 disables."),
+    cfg.FloatOpt("keep_alive_timeout", default=5.0, min=0.1,
+                 help="Seconds an idle keep-alive connection stays open between requests "
+                      "(uvicorn's timeout_keep_alive)."),
+    cfg.IntOpt("max_header_size", default=65536, min=1024,
+               help="Bytes allowed for a request line plus headers; above, 431 and close."),
+    cfg.IntOpt("max_connections", default=1000, min=0,
+               help="Open API connections per listen address; one more is answered 503 and "
+                    "closed. 0 = unlimited."),
+    cfg.FloatOpt("propagation_refresh", default=5.0, min=0,
+                 help="Ours: GET /v2/zones/{id}/propagation asks the nameservers again when "
+                      "what the worker last saw of them is older than this many seconds."),
 ]
 
 _CENTRAL = [
@@ -71,11 +109,79 @@ _MDNS = [
     cfg.FloatOpt("tcp_recv_timeout", default=0.5),
     cfg.IntOpt("max_message_size", default=65535),
     cfg.BoolOpt("query_enforce_tsig", default=False),
+    cfg.IntOpt("max_udp_payload", default=1232, min=512, max=65535,
+               help="EDNS payload mdns advertises; no UDP answer exceeds the smaller of it and "
+                    "the client's (512 without EDNS): larger ones are truncated (TC) so the "
+                    "client retries over TCP. Ours; bounds UDP amplification."),
+    # Ours, from here on: what one client (or a flood) may make mdns do (issue 11).
+    cfg.IntOpt("max_udp_in_flight", default=100, min=1,
+               help="UDP queries mdns answers at once, over all its listen addresses; a "
+                    "datagram arriving while this many are in flight is dropped unanswered "
+                    "(counted, logged at most every 10 s) rather than queued, so a flood never "
+                    "becomes a backlog. Applies to rate-limit-exempt clients too. TCP is "
+                    "bounded by tcp_recv_timeout instead."),
+    cfg.IntOpt("udp_rate_limit", default=20, min=0,
+               help="UDP queries per second one client may send (an IPv4 address, an IPv6 "
+                    "/64), with a burst of one second's worth but at most a quarter of "
+                    "max_udp_in_flight; queries over it are dropped unanswered before they are "
+                    "parsed. 0 = no limit. Low because mdns answers from the database and its "
+                    "clients are the pools' nameservers, which are exempt: never applied to "
+                    "the addresses of the pools' nameservers and also-notifies and of the "
+                    "secondary zones' masters (re-read every 30 s) nor of "
+                    "udp_rate_limit_exempt, so the servers that talk to mdns are never "
+                    "starved; never applied to TCP either (a limited client still gets "
+                    "answers there)."),
+    cfg.ListOpt("udp_rate_limit_exempt", default=[],
+                help="Addresses or networks (e.g. 192.0.2.10, 10.0.0.0/8) never rate limited "
+                     "by mdns, besides the pools' nameservers and also-notifies and the "
+                     "secondary zones' masters: e.g. nameservers whose queries come from "
+                     "another address than the one in pools.yaml (or named there), or "
+                     "monitoring."),
+    cfg.FloatOpt("zone_cache_ttl", default=1.0, min=0,
+                 help="Seconds mdns remembers which zone a name belongs to (found or not), so "
+                      "a query flood does not become a flood of SQL. Records and SOA serials "
+                      "are never cached. Zones created or deleted by this process are seen at "
+                      "once; by another process, within this time. 0 = every query reads the "
+                      "database."),
+    cfg.IntOpt("transfer_cache_size", default=16, min=0,
+               help="MiB of rendered zone transfers (AXFR, IXFR) mdns keeps, least recently "
+                    "used out first, so that the nameservers of a pool pulling the same serial "
+                    "of a zone cost one database read and one rendering, not one each. Keyed "
+                    "by the zone's SOA as read for each transfer: a new serial is never served "
+                    "from an older one. A 100,000-record zone takes about 2.5 MiB. 0 = "
+                    "none."),
 ]
 
 _NAMESERVER = [
     cfg.ListOpt("listen", default=["127.0.0.1:5300"],
                 help="Address of the built-in authoritative nameserver (default pool target)."),
+    cfg.IntOpt("max_udp_payload", default=1232, min=512, max=65535,
+               help="EDNS payload the built-in nameserver advertises; no UDP answer exceeds the "
+                    "smaller of it and the client's (512 without EDNS): larger ones are "
+                    "truncated (TC) so the client retries over TCP."),
+    cfg.ListOpt("allow_transfer", default=[],
+                help="Addresses or networks (e.g. 192.0.2.10, 10.0.0.0/8) that may AXFR/IXFR "
+                     "from the built-in nameserver; a query signed with a TSIG key of "
+                     "/v2/tsigkeys may too. Default: nobody (REFUSED)."),
+    cfg.IntOpt("max_udp_in_flight", default=100, min=1,
+               help="UDP queries the built-in nameserver answers at once, over all its listen "
+                    "addresses; a datagram arriving while this many are in flight is dropped "
+                    "unanswered (counted, logged at most every 10 s) rather than queued. "
+                    "Applies to rate-limit-exempt clients too."),
+    cfg.IntOpt("udp_rate_limit", default=100, min=0,
+               help="UDP queries per second one client may send (an IPv4 address, an IPv6 "
+                    "/64), with a burst of one second's worth but at most a quarter of "
+                    "max_udp_in_flight; queries over it are dropped unanswered before they are "
+                    "parsed. 0 = no limit. Higher than mdns's: resolvers are its clients, and "
+                    "its answers come from memory. Never applied to TCP, to the masters (the "
+                    "[service:mdns] listen addresses, from which the worker of the same host "
+                    "also polls; a wildcard one stands for 127.0.0.1 and ::1) nor to "
+                    "udp_rate_limit_exempt."),
+    cfg.ListOpt("udp_rate_limit_exempt", default=[],
+                help="Addresses or networks never rate limited by the built-in nameserver, "
+                     "besides its masters. List the hosts of workers that run elsewhere: their "
+                     "SOA polls (hundreds a second while many zones change) must not be "
+                     "dropped."),
 ]
 
 _WORKER = [
@@ -201,6 +307,8 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "service:worker": _WORKER,
     "storage:sqlalchemy": _STORAGE,
     "oslo_middleware": _MIDDLEWARE,
+    "service:metrics": _METRICS,
+    "healthcheck": _HEALTHCHECK,
     "keystone_authtoken": _KEYSTONE_AUTHTOKEN,
     "heartbeat_emitter": _HEARTBEAT,
     "service:sink": _SINK,

@@ -21,20 +21,24 @@ from oslo_config import cfg
 
 from openkeel_designate.api.app import create_app
 from openkeel_designate.api.auth import AuthConfigError
+from openkeel_designate.api.listener import server_config
 from openkeel_designate.central import pools as central_pools
-from openkeel_designate.central import secondary
-from openkeel_designate.central import task_runner
+from openkeel_designate.central import health, secondary
 from openkeel_designate.central.notifications import drain
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
+from openkeel_designate import schema_child
 from openkeel_designate.config import database_url, parse_hostport
 from openkeel_designate.mdns.server import MdnsServer
 from openkeel_designate.storage.keyring import SqlKeyring
 from openkeel_designate.nameserver.server import BuiltinNameserver
+from openkeel_designate.observability import metrics
+from openkeel_designate.observability.listener import MetricsListener, Probes
+from openkeel_designate.observability.loop import LoopLagProbe
 from openkeel_designate.producer.service import Producer
-from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.zonesource import SqlZoneSource
+from openkeel_designate.worker import tasks
 from openkeel_designate.worker.service import Worker
 
 if TYPE_CHECKING:
@@ -61,6 +65,7 @@ class Runtime:
         self.roles = list(roles or ALL_ROLES)
         self.db = open_database(conf)
         self.services = Services(conf=conf, db=self.db, policy=Policy(conf))
+        self.task_runner = tasks.attach(self.services)
         self.worker: Worker | None = None
         self.producer: Producer | None = None
         self.sink: Sink | None = None
@@ -69,28 +74,21 @@ class Runtime:
         self._dns: list = []
         self._tasks: list[asyncio.Task] = []
         self._stopped = asyncio.Event()
+        self.metrics_listener: MetricsListener | None = None
+        self.loop_lag = LoopLagProbe()
 
     async def start(self) -> None:
         if self.db.backend == "sqlite":
-            await asyncio.to_thread(migrate.upgrade, self.db.url)
-        elif not await asyncio.to_thread(migrate.is_current, self.db.url):
+            await schema_child.run("upgrade", self.db.url)
+        elif not await schema_child.run("check", self.db.url):
             raise SystemExit("the database schema is not current: run "
                              "'openkeel-designate manage --config-file FILE database sync' first")
         await central_pools.ensure_default_pool(self.services)
+        self._start_metrics()
         if "nameserver" in self.roles:
             await self._start_nameserver()
         if "mdns" in self.roles:
-            mdns = MdnsServer(
-                SqlZoneSource(self.db),
-                [parse_hostport(v, 5354) for v in self.conf["service:mdns"].listen],
-                self.conf["service:central"].default_pool_id,
-                max_message_size=self.conf["service:mdns"].max_message_size,
-                tcp_recv_timeout=self.conf["service:mdns"].tcp_recv_timeout,
-                keyring=SqlKeyring(self.db),
-                enforce_tsig=self.conf["service:mdns"].query_enforce_tsig,
-                on_notify=lambda name, sender: secondary.on_notify(self.services, name, sender))
-            await mdns.start()
-            self._dns.append(mdns)
+            await self._start_mdns()
         if "worker" in self.roles:
             self.worker = Worker(self.conf, self.db, self.services.notifier)
             self.services.wake_listeners.append(self.worker.wake)
@@ -99,12 +97,70 @@ class Runtime:
             await self._start_sink()
         if "api" in self.roles:
             await self._start_api()
-            self._tasks.append(asyncio.create_task(task_runner.sweep_forever(self.services)))
+            self._tasks.append(asyncio.create_task(self.task_runner.sweep_forever()))
         names = [HEARTBEAT_NAMES[r] for r in self.roles if r in HEARTBEAT_NAMES]
         self.producer = Producer(self.services, self.worker.owner if self.worker else
                                  f"{self.conf.host}:{os.getpid()}", names)
         self.producer.start(run_cluster_jobs="producer" in self.roles)
         LOG.info("openkeel-designate serving roles %s", ",".join(self.roles))
+
+    def metrics_address(self) -> tuple[str, int] | None:
+        """``[service:metrics] listen``; unset means on only in the embedded (all roles) mode."""
+        listen = self.conf["service:metrics"].listen
+        if listen is None:
+            listen = ["127.0.0.1:9102"] if set(self.roles) == set(ALL_ROLES) else []
+        return parse_hostport(listen[0], 9102) if listen else None
+
+    def _start_metrics(self) -> None:
+        """The listener is a convenience next to the roles: failing to bind is logged, not
+        fatal (a second embedded server on one host must still serve DNS)."""
+        self.loop_lag.start()
+        metrics.UP.labels(",".join(self.roles)).set(1)
+        address = self.metrics_address()
+        if address is None:
+            return
+        probes = Probes(asyncio.get_running_loop(),
+                        checks={"database": lambda: health.check_database(self.db)},
+                        refresh=self._refresh_gauges)
+        try:
+            self.metrics_listener = MetricsListener(address[0], address[1], probes)
+        except OSError as exc:
+            LOG.error("metrics listener on %s:%s not started: %s", *address, exc)
+            return
+        self.metrics_listener.start()
+        LOG.info("metrics, /livez and /readyz on http://%s:%s/", address[0],
+                 self.metrics_listener.port)
+
+    async def _refresh_gauges(self) -> None:
+        metrics.LOOP_LAG_MAX.set(self.loop_lag.take_worst())
+        await health.refresh_gauges(self.db)
+
+    async def _start_mdns(self) -> None:
+        options = self.conf["service:mdns"]
+        source = SqlZoneSource(self.db)
+        try:
+            mdns = MdnsServer(
+                source,
+                [parse_hostport(v, 5354) for v in options.listen],
+                self.conf["service:central"].default_pool_id,
+                max_message_size=options.max_message_size,
+                tcp_recv_timeout=options.tcp_recv_timeout,
+                keyring=SqlKeyring(self.db),
+                enforce_tsig=options.query_enforce_tsig,
+                max_udp_payload=options.max_udp_payload,
+                max_udp_in_flight=options.max_udp_in_flight,
+                udp_rate_limit=options.udp_rate_limit,
+                udp_rate_limit_exempt=options.udp_rate_limit_exempt,
+                peers=source.peer_hosts,
+                zone_cache_ttl=options.zone_cache_ttl,
+                transfer_cache_bytes=options.transfer_cache_size * 1024 * 1024,
+                on_notify=lambda name, sender: secondary.on_notify(self.services, name, sender))
+        except ValueError as exc:  # a bad udp_rate_limit_exempt entry: refuse to serve
+            raise SystemExit(str(exc)) from exc
+        # Central's "a zone changed" hook: zones created or deleted here are seen at once.
+        self.services.wake_listeners.append(mdns.zones_changed)
+        await mdns.start()
+        self._dns.append(mdns)
 
     async def _start_nameserver(self) -> None:
         from openkeel_designate.config import parse_hostport as hp
@@ -112,8 +168,17 @@ class Runtime:
         masters = [hp(v, 5354) for v in self.conf["service:mdns"].listen]
         data_dir = os.path.join(os.path.abspath(self.conf.state_path), "nameserver")
         os.makedirs(data_dir, exist_ok=True)
-        server = BuiltinNameserver(
-            [hp(v, 5300) for v in self.conf["service:nameserver"].listen], masters, data_dir)
+        options = self.conf["service:nameserver"]
+        try:
+            server = BuiltinNameserver(
+                [hp(v, 5300) for v in options.listen], masters, data_dir,
+                keyring=SqlKeyring(self.db), allow_transfer=options.allow_transfer,
+                max_udp_payload=options.max_udp_payload,
+                max_udp_in_flight=options.max_udp_in_flight,
+                udp_rate_limit=options.udp_rate_limit,
+                udp_rate_limit_exempt=options.udp_rate_limit_exempt)
+        except ValueError as exc:  # a bad allow_transfer / udp_rate_limit_exempt entry
+            raise SystemExit(str(exc)) from exc
         await server.start()
         self._dns.append(server)
 
@@ -133,9 +198,7 @@ class Runtime:
         self._apps.append(app)
         for address in self.conf["service:api"].listen:
             host, port = parse_hostport(address, 9001)
-            config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                    access_log=False, lifespan="off", server_header=False)
-            server = uvicorn.Server(config)
+            server = uvicorn.Server(server_config(app, host, port, self.conf))
             server.install_signal_handlers = lambda: None  # the runtime owns the signals
             self._servers.append(server)
             self._tasks.append(asyncio.create_task(server.serve()))
@@ -168,6 +231,9 @@ class Runtime:
         for app in self._apps:
             await app.state.auth.aclose()  # the Keystone client's connections
         await drain(self.services.notifier)
+        await self.loop_lag.stop()
+        if self.metrics_listener is not None:
+            await asyncio.to_thread(self.metrics_listener.stop)
         await self.db.dispose()
 
 

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from support.server import ServerProcess, builtin_pool
+from support.zone_invariants import assert_zone_valid
 
 pytestmark = pytest.mark.integration
 
@@ -58,6 +59,8 @@ def test_zone_and_records_resolve(database: str) -> None:
         assert sorted(r.address for r in answer.answer[0]) == ["192.0.2.10", "192.0.2.11"]
         assert answer.answer[0].ttl == 300  # recordset without TTL takes the zone's
         assert ask(server, "e2e.example.", "MX").answer[0][0].exchange.to_text() == "mail.e2e.example."
+        wait_status(client, zone_url, "ACTIVE")
+        assert_zone_valid(client, zone["id"], server.mdns_port)
         missing = ask(server, "nope.e2e.example.", "A")
         assert missing.rcode() == dns.rcode.NXDOMAIN
         assert missing.authority[0].rdtype == dns.rdatatype.SOA
@@ -65,6 +68,8 @@ def test_zone_and_records_resolve(database: str) -> None:
         client.put(f"{zone_url}/recordsets/{www['id']}", json={"records": ["192.0.2.99"]})
         wait_status(client, f"{zone_url}/recordsets/{www['id']}", "ACTIVE")
         assert [r.address for r in ask(server, "www.e2e.example.", "A").answer[0]] == ["192.0.2.99"]
+        wait_status(client, zone_url, "ACTIVE")
+        assert_zone_valid(client, zone["id"], server.mdns_port)
 
         assert client.delete(zone_url).status_code == 202
         deadline = time.monotonic() + 20

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from openkeel_designate.storage.database import sync_url
 from support.server import ServerProcess, builtin_pool
+from support.zone_invariants import assert_zone_valid
 from test_end_to_end import ask, wait_status
 
 pytestmark = pytest.mark.integration
@@ -32,6 +33,7 @@ def check_served(server: ServerProcess, client: httpx.Client, task_url: str, nam
     task = wait_status(client, task_url, "COMPLETE")
     assert task["message"] == f"{name} imported"
     wait_status(client, f"/v2/zones/{task['zone_id']}", "ACTIVE")
+    assert_zone_valid(client, task["zone_id"], server.mdns_port)
     assert [r.address for r in ask(server, f"www.{name}", "A").answer[0]] == ["192.0.2.10"]
     assert ask(server, name, "MX").answer[0][0].exchange.to_text() == f"mail.{name}"
 

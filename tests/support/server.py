@@ -166,7 +166,7 @@ class ServerProcess:
         self.wait_dns = wait_dns
         self.start_timeout = start_timeout
         self._env = dict(env or {})
-        self.api_port = self.mdns_port = self.ns_port = 0
+        self.api_port = self.mdns_port = self.ns_port = self.metrics_port = 0
         self.database: TestDatabase | None = None
         self._own_database = False
         self._proc: subprocess.Popen[bytes] | None = None
@@ -244,6 +244,37 @@ class ServerProcess:
             raise
         return self
 
+    def spawn(self) -> "ServerProcess":
+        """Like ``start`` but returns as soon as the process is launched; ``wait_ready`` waits.
+
+        For tests that start several servers at the same instant (as systemd or a Kubernetes
+        rollout does): spawn them all, then wait for each. No retry on a port taken meanwhile, and
+        no ``pools`` step (that would serialise the starts).
+        """
+        if self.is_running():
+            return self
+        _LIVE.add(self)
+        if self._state_dir is None:
+            self._state_dir = Path(tempfile.mkdtemp(prefix="okd-server-"))
+        try:
+            self._prepare_database()
+            self._pick_ports()
+            self._write_files()
+            self._popen()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def wait_ready(self) -> "ServerProcess":
+        """Bounded wait until a spawned server serves (see ``_wait_ready``); stops it if not."""
+        try:
+            self._wait_ready()
+        except ServerError:
+            self.terminate(timeout=5)
+            raise
+        return self
+
     def kill(self) -> None:
         """SIGKILL the server (its whole process group): a crash, for recovery tests."""
         self._signal(signal.SIGKILL)
@@ -315,6 +346,7 @@ class ServerProcess:
         self.api_port = free_port()
         self.mdns_port = free_port(dns=True)
         self.ns_port = free_port(dns=True)
+        self.metrics_port = free_port()
 
     def _default_options(self) -> dict[str, dict[str, OptionValue]]:
         opts: dict[str, dict[str, OptionValue]] = {
@@ -323,6 +355,7 @@ class ServerProcess:
                             "api_base_uri": f"{self.api_url}/"},
             "service:mdns": {"listen": f"127.0.0.1:{self.mdns_port}"},
             "service:nameserver": {"listen": f"127.0.0.1:{self.ns_port}"},
+            "service:metrics": {"listen": f"127.0.0.1:{self.metrics_port}"},
         }
         if self.database is not None:
             opts["storage:sqlalchemy"] = {"connection": self.database.url}
@@ -357,6 +390,10 @@ class ServerProcess:
             raise ServerError(f"manage {' '.join(args)} exited {done.returncode}\n{self.log_tail()}")
 
     def _launch(self) -> None:
+        self._popen()
+        self.wait_ready()
+
+    def _popen(self) -> None:
         cmd = [*server_command(), "serve", "--config-file", str(self.config_path)]
         if self.roles:
             cmd += ["--roles", self.roles]
@@ -366,16 +403,13 @@ class ServerProcess:
         self._proc = subprocess.Popen(cmd, stdout=self._log_file, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, env=self._child_env(),
                                       start_new_session=True)
-        try:
-            self._wait_ready()
-        except ServerError:
-            self.terminate(timeout=5)
-            raise
 
     def _wait_ready(self) -> None:
-        """Bounded wait for ``GET /`` to answer (any HTTP status) and, if asked, the DNS ports."""
+        """Bounded wait for ``GET /`` to answer (any HTTP status) and, if asked, the DNS ports.
+
+        A process without the API role is ready once it logs that it serves its roles."""
         deadline = time.monotonic() + self.start_timeout
-        while not _http_answers(self.api_url + "/"):
+        while not self._serves():
             self._check_alive()
             if time.monotonic() > deadline:
                 raise ServerError(f"API {self.api_url} did not answer in {self.start_timeout}s\n"
@@ -388,6 +422,14 @@ class ServerProcess:
                     if time.monotonic() > deadline:
                         raise ServerError(f"nothing listens on 127.0.0.1:{port}\n{self.log_tail()}")
                     time.sleep(0.05)
+
+    def _serves(self) -> bool:
+        if self.roles and "api" not in self.roles.split(","):
+            try:
+                return "serving roles" in self.log_path.read_text(errors="replace")
+            except OSError:
+                return False
+        return _http_answers(self.api_url + "/")
 
     def _check_alive(self) -> None:
         if self._proc is not None and self._proc.poll() is not None:

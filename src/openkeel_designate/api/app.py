@@ -1,8 +1,7 @@
-"""The ASGI application: routes plus the edge behaviour of Designate's paste pipeline.
+"""The ASGI application: routes, error handlers, and the edge of Designate's paste pipeline.
 
-Edge rules handled here, before any route: trailing ``/`` stripped, request id assigned,
-``/v2`` or ``/admin`` disabled → empty 404, maintenance mode → 503, oversized bodies → 413,
-``Accept`` that excludes JSON → 406.  Errors of every kind are rendered in ``api/errors.py``.
+The edge (request id, body limit, 404/406/503 before any route, authentication, the answer to an
+unexpected exception) is ``api/edge.py``; errors of every kind are rendered in ``api/errors.py``.
 """
 
 from __future__ import annotations
@@ -11,18 +10,23 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Receive, Scope, Send
 
+from openkeel_designate.api.access import AccessMiddleware
 from openkeel_designate.api.auth import Authenticator, FlagRefused, make_authenticator
 from openkeel_designate.api.body import NotAnObject
+from openkeel_designate.api.edge import EdgeMiddleware
 from openkeel_designate.api.errors import error_body, render_error, render_unexpected, request_id
 from openkeel_designate.api.openapi import install as install_openapi
 from openkeel_designate.api.render import json_response
 from openkeel_designate.api.routes import (
     admin,
     blacklists,
+    changes,
+    console,
+    health,
     limits,
     pools,
+    propagation,
     recordsets,
     reverse,
     root,
@@ -38,7 +42,6 @@ from openkeel_designate.api.routes import (
 )
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
-from openkeel_designate.domain.context import new_request_id
 
 _FLASK_404 = (
     "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n"
@@ -54,7 +57,8 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
     app.state.auth = auth
-    for module in (root, zones, recordsets, pools, service_statuses, limits, reverse,
+    for module in (root, health, console, zones, propagation, recordsets, changes, pools, service_statuses,
+                   limits, reverse,
                    tlds, tsigkeys, blacklists, admin,
                    transfers, shares,
                    zone_imports, zone_exports, zone_actions):
@@ -62,6 +66,7 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
     _install_error_handlers(app)
     install_openapi(app)
     app.add_middleware(EdgeMiddleware, services=services, auth=auth)
+    app.add_middleware(AccessMiddleware)  # outermost: counts and logs what the edge answers too
     return app
 
 
@@ -92,97 +97,10 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def flag_refused(request: Request, exc: FlagRefused) -> Response:
         return Response(b"", 403)
 
-    @app.exception_handler(NotAnObject)
-    async def not_an_object(request: Request, exc: NotAnObject) -> Response:
-        return render_unexpected(request, exc)
+    async def designate_quirk(request: Request, exc: Exception) -> Response:
+        return render_unexpected(request, exc, quirk=True)
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> Response:
-        return render_unexpected(request, exc)
-
-
-class EdgeMiddleware:
-    """Pure ASGI (cheap per request) edge handling; see the module docstring."""
-
-    def __init__(self, app: ASGIApp, services: Services, auth: Authenticator):
-        self.app = app
-        self.services = services
-        self.auth = auth
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        path: str = scope["path"]
-        if len(path) > 1 and path.endswith("/"):
-            scope["path"] = path = path.rstrip("/") or "/"
-        req_id = new_request_id()
-        scope.setdefault("state", {})["request_id"] = req_id
-        early = self._early_response(scope, path, req_id)
-        if early is not None:
-            await early(scope, receive, send)
-            return
-
-        async def send_with_id(message: dict) -> None:
-            if message["type"] == "http.response.start":
-                message.setdefault("headers", []).append(
-                    (b"x-openstack-request-id", req_id.encode()))
-            await send(message)
-
-        # Designate's order: authtoken, then the context, then maintenance (which reads roles).
-        if path.startswith("/v2") or path.startswith("/admin"):
-            denied = await self.auth.authenticate(scope)
-            if denied is not None:
-                await denied(scope, receive, send_with_id)
-                return
-        busy = self._maintenance(scope, path)
-        if busy is not None:
-            await busy(scope, receive, send)
-            return
-        await self.app(scope, receive, send_with_id)
-
-    def _early_response(self, scope: Scope, path: str, req_id: str) -> Response | None:
-        api = self.services.conf["service:api"]
-        is_v2, is_admin = path.startswith("/v2"), path.startswith("/admin")
-        if (is_v2 and not api.enable_api_v2) or (is_admin and not api.enable_api_admin):
-            return Response(b"", 404)
-        headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        length = headers.get("content-length")
-        limit = self.services.conf.oslo_middleware.max_request_body_size
-        if length and length.isdigit() and int(length) > limit:
-            return Response("Request is too large.", 413, media_type="text/plain")
-        accept = headers.get("accept")
-        if (is_v2 or is_admin) and accept and not _accepts(accept, _zone_file_path(path)):
-            return Response(
-                "406 Not Acceptable\nThe resource could not be generated that was acceptable "
-                f"to your browser (content of type {accept}.\n\n   ", 406,
-                media_type="text/plain")
-        return None
-
-    def _maintenance(self, scope: Scope, path: str) -> Response | None:
-        """Roles from ``X-Roles``: the client's in noauth mode, the token's in keystone mode."""
-        api = self.services.conf["service:api"]
-        if not api.maintenance_mode:
-            return None
-        headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        roles = [r.strip() for r in headers.get("x-roles", "admin").split(",")]
-        if path == "/" or api.maintenance_mode_role not in roles:
-            return Response(b"", 503, headers={"Retry-After": "60"})
-        return None
-
-
-def _zone_file_path(path: str) -> bool:
-    """The two routes Designate exposes as ``text/dns``: ``showfile`` asks with that Accept."""
-    return path.startswith("/admin/zones/export/") or (
-        path.startswith("/v2/zones/tasks/exports/") and path.endswith("/export"))
-
-
-def _accepts(accept: str, zone_file: bool = False) -> bool:
-    for part in accept.split(","):
-        media = part.split(";")[0].strip().lower()
-        if media in ("*/*", "application/*", "application/json", "") or media.endswith("+json"):
-            return True
-        if zone_file and media in ("text/dns", "text/*"):
-            return True
-    return False
+    # The 500s Designate gives on purpose (README, "Quirks reproduced on purpose").
+    app.add_exception_handler(NotAnObject, designate_quirk)
+    app.add_exception_handler(recordsets.ZoneIdFilterUnsupported, designate_quirk)
 

@@ -13,7 +13,7 @@ from openkeel_designate.api.context import remaining_query
 from openkeel_designate.api.paths import is_uuid
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.storage.filters import Page
+from openkeel_designate.domain.paging import Page
 
 _PAGING = ("limit", "marker", "sort_key", "sort_dir")
 

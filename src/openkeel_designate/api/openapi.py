@@ -14,6 +14,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from openkeel_designate.domain import rrtypes
+
 Schema = dict[str, Any]
 
 UUID: Schema = {"type": "string", "format": "uuid"}
@@ -22,8 +24,6 @@ FQDN: Schema = {"type": "string", "maxLength": 255,
 TTL: Schema = {"type": "integer", "minimum": 0, "maximum": 2147483647}
 DESCRIPTION: Schema = {"type": ["string", "null"], "maxLength": 160}
 STRING_MAP: Schema = {"type": "object", "additionalProperties": {"type": "string", "maxLength": 50}}
-RECORD_TYPES = ("A", "AAAA", "CNAME", "MX", "SRV", "TXT", "SPF", "NS", "PTR", "SSHFP", "SOA",
-                "NAPTR", "CAA", "CERT")
 QUOTA_RESOURCES = ("zones", "zone_recordsets", "zone_records", "recordset_records",
                    "api_export_size")
 TSIG_ALGORITHMS = ("hmac-md5", "hmac-sha1", "hmac-sha224", "hmac-sha256", "hmac-sha384",
@@ -61,6 +61,10 @@ _BLACKLIST = {"pattern": {"type": "string", "minLength": 1, "maxLength": 255},
               "description": DESCRIPTION}
 _TRANSFER = {"target_project_id": {"type": ["string", "null"], "maxLength": 36},
              "description": DESCRIPTION}
+_CHANGE = _object({"action": {"enum": ["CREATE", "UPSERT", "DELETE", "ADD_RECORDS",
+                                        "REMOVE_RECORDS"]},
+                   "name": FQDN, "type": {"enum": rrtypes.default_supported()},
+                   **_RECORDSET_UPDATE}, ("action", "name", "type"))
 
 #: request bodies, by (method, path template)
 BODIES: dict[tuple[str, str], Schema] = {
@@ -68,9 +72,13 @@ BODIES: dict[tuple[str, str], Schema] = {
                                     **_ZONE_UPDATE}, ("name",)),
     ("patch", "/v2/zones/{zone_id}"): _object({**_ZONE_UPDATE, "pool_id": UUID}),
     ("post", "/v2/zones/{zone_id}/recordsets"): _object(
-        {"name": FQDN, "type": {"enum": list(RECORD_TYPES)}, **_RECORDSET_UPDATE},
+        {"name": FQDN, "type": {"enum": rrtypes.default_supported()}, **_RECORDSET_UPDATE},
         ("name", "type", "records")),
     ("put", "/v2/zones/{zone_id}/recordsets/{recordset_id}"): _object(_RECORDSET_UPDATE),
+    # extension: a batch of recordset changes, applied all or nothing
+    ("post", "/v2/zones/{zone_id}/changes"): _object(
+        {"changes": {"type": "array", "minItems": 1, "maxItems": 1000, "items": _CHANGE}},
+        ("changes",)),
     ("post", "/v2/zones/{zone_id}/tasks/pool_move"): _object({"pool_id": UUID}),
     ("post", "/v2/pools"): _object(_POOL, ("name",)),
     ("patch", "/v2/pools/{pool_id}"): _object(_POOL),

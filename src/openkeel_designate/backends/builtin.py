@@ -3,11 +3,17 @@
 The built-in nameserver is a plain secondary that decides everything from the master's SOA, so
 create, update and delete are all the same operation: tell it to look (a delete makes it find the
 zone refused by mdns and drop it).  Creating twice is therefore harmless and costs one packet.
+
+A ``builtin`` target without ``host``/``port`` options means the built-in nameserver of this
+configuration (``[service:nameserver] listen``), as the embedded default pool spells out.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import dns.rcode
+from oslo_config import cfg
 
 from openkeel_designate.backends.base import (
     Backend,
@@ -15,9 +21,26 @@ from openkeel_designate.backends.base import (
     TransientBackendError,
     ZoneRef,
 )
+from openkeel_designate.config import parse_hostport
 from openkeel_designate.dnswire.client import send_notify
 
 NOTIFY_TIMEOUT = 10.0
+NAMESERVER_PORT = 5300
+_WILDCARDS = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}
+
+
+def target_options(options: dict[str, Any], conf: cfg.ConfigOpts) -> dict[str, Any]:
+    """``options`` with a missing ``host``/``port`` taken from this configuration's nameserver
+    (its first ``listen`` address; a wildcard address is reached through loopback).
+
+    Without this a pools.yaml ``builtin`` target with no options would NOTIFY 127.0.0.1:53,
+    which is not where the built-in nameserver listens."""
+    if "host" in options and "port" in options:
+        return options
+    listen = conf["service:nameserver"].listen
+    host, port = parse_hostport(listen[0], NAMESERVER_PORT) if listen else ("127.0.0.1",
+                                                                            NAMESERVER_PORT)
+    return {"host": _WILDCARDS.get(host, host), "port": port, **options}
 
 
 class BuiltinBackend(Backend):

@@ -1,5 +1,6 @@
 """The rules common to TLDs, TSIG keys and blacklists: admin-only rows with one unique column.
 
+What leaves here is a frozen snapshot of the row (``storage.rows.snapshot``), never the row.
 Designate checks ``<verb>_<kind>`` policies (``find_<kind>s`` for lists), answers 404
 ``<kind>_not_found`` "Could not find <Name>" and 409 "Duplicate <Name>" on the unique column.
 A resource-specific ``check`` runs inside the write transaction on the merged values.
@@ -11,16 +12,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import rows
-from openkeel_designate.storage.filters import Page
-from openkeel_designate.storage.models import utcnow
 
 Check = Callable[[AsyncSession, dict[str, Any]], Awaitable[None]]
 
@@ -39,13 +38,13 @@ class Kind:
 async def find(svc: Services, ctx: RequestContext, kind: Kind, page: Page) -> list[Any]:
     svc.policy.check(f"find_{kind.rule}s", ctx)
     async with svc.db.read() as session:
-        return await rows.find(session, kind.model, page)
+        return [rows.snapshot(row) for row in await rows.find(session, kind.model, page)]
 
 
 async def get(svc: Services, ctx: RequestContext, kind: Kind, row_id: str) -> Any:
     svc.policy.check(f"get_{kind.rule}", ctx)
     async with svc.db.read() as session:
-        return await _load(session, kind, row_id)
+        return rows.snapshot(await _load(session, kind, row_id))
 
 
 async def create(svc: Services, ctx: RequestContext, kind: Kind, values: dict[str, Any],
@@ -56,14 +55,12 @@ async def create(svc: Services, ctx: RequestContext, kind: Kind, values: dict[st
         if check is not None:
             await check(session, values)
         await _ensure_unique(session, kind, values.get(kind.unique))
-        row = kind.model(**{k: values.get(k) for k in kind.fields}, created_at=utcnow())
-        session.add(row)
-        await _flush(session, kind)
-        return row
+        return await rows.insert(session, kind.model, {k: values.get(k) for k in kind.fields},
+                                 _duplicate(kind))
 
     row = await svc.db.transaction(work)
     emit(svc, row, f"dns.{kind.rule}.create")
-    return row
+    return rows.snapshot(row)
 
 
 async def update(svc: Services, ctx: RequestContext, kind: Kind, row_id: str,
@@ -77,16 +74,11 @@ async def update(svc: Services, ctx: RequestContext, kind: Kind, row_id: str,
             await check(session, merged)
         if kind.unique in values:
             await _ensure_unique(session, kind, values[kind.unique], row.id)
-        for key, value in values.items():
-            setattr(row, key, value)
-        row.version = (row.version or 0) + 1
-        row.updated_at = utcnow()
-        await _flush(session, kind)
-        return row
+        return await rows.update(session, row, values, _duplicate(kind))
 
     row = await svc.db.transaction(work)
     emit(svc, row, f"dns.{kind.rule}.update")
-    return row
+    return rows.snapshot(row)
 
 
 async def delete(svc: Services, ctx: RequestContext, kind: Kind, row_id: str) -> None:
@@ -94,7 +86,7 @@ async def delete(svc: Services, ctx: RequestContext, kind: Kind, row_id: str) ->
 
     async def work(session: AsyncSession) -> Any:
         row = await _load(session, kind, row_id)
-        await session.delete(row)
+        await rows.delete(session, row)
         return row
 
     emit(svc, await svc.db.transaction(work), f"dns.{kind.rule}.delete")
@@ -110,12 +102,9 @@ async def _load(session: AsyncSession, kind: Kind, row_id: str) -> Any:
 async def _ensure_unique(session: AsyncSession, kind: Kind, value: Any,
                          exclude_id: str | None = None) -> None:
     if await rows.taken(session, kind.model, kind.unique, value, exclude_id):
-        raise kind.duplicate(f"Duplicate {kind.label}")
+        raise _duplicate(kind)
 
 
-async def _flush(session: AsyncSession, kind: Kind) -> None:
-    """A concurrent insert (or a case-insensitive collation) surfaces here as a 409."""
-    try:
-        await session.flush()
-    except IntegrityError as exc:
-        raise kind.duplicate(f"Duplicate {kind.label}") from exc
+def _duplicate(kind: Kind) -> errors.Duplicate:
+    """409 on the unique column, whether the check or the database (a race) finds the clash."""
+    return kind.duplicate(f"Duplicate {kind.label}")

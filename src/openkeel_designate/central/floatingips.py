@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas
 from openkeel_designate.central import zones as central_zones
-from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
@@ -26,6 +25,8 @@ from openkeel_designate.network import neutron
 from openkeel_designate.network.neutron import FloatingIP
 from openkeel_designate.storage import floatingips as fip_store
 from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.floatingips import PTR_RESOURCE
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 from openkeel_designate.storage.zones import LIVE
@@ -37,7 +38,7 @@ KEY_RE = re.compile(r"^(?P<region>[A-Za-z0-9\.\-_]{1,100}):(?P<id>[0-9a-fA-F]{8}
 SET_POLICY = "set_floatingip_reverse"
 
 
-@dataclass
+@dataclass(frozen=True)
 class FloatingIPView:
     """A floating IP with its PTR, as the API shows it (no PTR: nulls, NONE, INACTIVE)."""
 
@@ -152,7 +153,7 @@ def _view(fip: FloatingIP, record: Record, recordset: RecordSet,
 
 async def _remove_ptr(session: AsyncSession, record: Record) -> None:
     """The record goes; its recordset too once empty; the zone republishes."""
-    zone = await session.get(Zone, record.zone_id, with_for_update=True)
+    zone = await zone_store.by_id(session, record.zone_id, lock=True)
     siblings = (await rs_store.records_of(session, [record.recordset_id]))[record.recordset_id]
     if all(r.id == record.id for r in siblings):
         await rs_store.delete_recordset(session, record.recordset_id)
@@ -196,30 +197,29 @@ async def _set(svc: Services, ctx: RequestContext, fip: FloatingIP,
     zone_id = await _reverse_zone(svc, ctx, zone_name)
 
     async def work(session: AsyncSession) -> FloatingIPView:
-        zone = await session.get(Zone, zone_id, with_for_update=True)
+        zone = await zone_store.by_id(session, zone_id, lock=True)
         if zone is None or zone.deleted != LIVE or zone.action == "DELETE":
             raise errors.BadRequest("Can not update a deleting zone")
         recordset = await rs_store.find_one(session, zone.id, record_name, "PTR")
         if recordset is None:
             await quotas.enforce(svc, session, zone.tenant_id,
                                  zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
-            recordset = new_recordset(zone, record_name, "PTR", tenant_id=ctx.project_id)
-            session.add(recordset)
-            await session.flush()
+            recordset = rs_store.new_recordset(zone, record_name, "PTR", tenant_id=ctx.project_id)
+            await rs_store.insert(session, [recordset])
         else:
             old = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
             await rs_store.delete_records(session, [r.id for r in old])
             recordset.tenant_id = ctx.project_id
             recordset.version += 1
             recordset.updated_at = utcnow()
-            await session.flush()  # the old rows go first: the new one may hash the same
+            await flush(session)  # the old rows go first: the new one may hash the same
         recordset.ttl = values.get("ttl")
         recordset.description = values.get("description")
         record = _ptr_record(zone, recordset, values["ptrdname"], fip, ctx,
                              "CREATE" if recordset.version == 1 else "UPDATE")
-        session.add(record)
+        rs_store.add_records(session, [record])
         central_zones.mark_pending(zone)
-        await session.flush()
+        await flush(session)
         return _view(fip, record, recordset, zone.ttl)
 
     view = await svc.db.transaction(work)
@@ -229,7 +229,7 @@ async def _set(svc: Services, ctx: RequestContext, fip: FloatingIP,
 
 def _ptr_record(zone: Zone, recordset: RecordSet, ptrdname: str, fip: FloatingIP,
                 ctx: RequestContext, action: str) -> Record:
-    record = new_record(zone, recordset, ptrdname, managed=True, action=action)
+    record = rs_store.new_record(zone, recordset, ptrdname, managed=True, action=action)
     record.managed_resource_type = PTR_RESOURCE
     record.managed_resource_id = fip.id
     record.managed_resource_region = fip.region

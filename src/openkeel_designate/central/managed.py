@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import mark_pending
-from openkeel_designate.domain import errors, rrtypes
+from openkeel_designate.domain import errors, names, rrtypes
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Record, Zone, utcnow
 
 LOG = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def check_values(zone_name: str, name: str, rtype: str, data: list[str]) -> None
     record_type = rrtypes.get(rtype)
     if record_type is None or not record_type.is_valid_name(name):
         raise errors.InvalidRecordSetName(f"{name!r} is not a valid {rtype} recordset name")
-    if name != zone_name and not name.endswith("." + zone_name):
+    if not names.is_within(name, zone_name):
         raise errors.InvalidRecordSetLocation(f"{name} is not contained within {zone_name}")
     bad = [item for item in data if not record_type.is_valid(item)]
     if bad:
@@ -58,7 +58,7 @@ async def _zone_for_write(session: AsyncSession, zone_id: str) -> Zone:
 
 
 def _managed_record(zone: Zone, recordset, data: str, source: ManagedSource, action: str) -> Record:
-    record = new_record(zone, recordset, data, managed=True, action=action)
+    record = rs_store.new_record(zone, recordset, data, managed=True, action=action)
     record.managed_plugin_name = source.plugin_name
     record.managed_plugin_type = source.plugin_type
     record.managed_resource_type = source.resource_type
@@ -83,19 +83,18 @@ async def replace_managed_recordset(svc: Services, zone_id: str, name: str, rtyp
         recordset = next((rs for rs in same_name if rs.type == rtype), None)
         action = "UPDATE"
         if recordset is None:
-            recordset = new_recordset(zone, name, rtype)
-            session.add(recordset)
-            await session.flush()  # the recordset row first: records reference it
+            recordset = rs_store.new_recordset(zone, name, rtype)
+            await rs_store.insert(session, [recordset])
             action = "CREATE"
         else:
             old = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
             await rs_store.delete_records(session, [r.id for r in old])
             recordset.version += 1
             recordset.updated_at = utcnow()
-        session.add_all(_managed_record(zone, recordset, item, source, action)
-                        for item in dict.fromkeys(data))
+        rs_store.add_records(session, (_managed_record(zone, recordset, item, source, action)
+                                       for item in dict.fromkeys(data)))
         mark_pending(zone)
-        await session.flush()
+        await flush(session)
         return recordset.id
 
     recordset_id = await svc.db.transaction(work)

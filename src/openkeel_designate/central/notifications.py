@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import configparser
+import dataclasses
 import functools
 import logging
 from collections.abc import Awaitable, Callable
@@ -19,9 +20,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from oslo_config import cfg
-from sqlalchemy import inspect as sa_inspect
 
 from openkeel_designate.central.views import RecordSetView, ZoneView
+from openkeel_designate.storage import rows
 
 LOG = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
@@ -147,8 +148,10 @@ def payload(result: Any) -> dict[str, Any]:
         return _columns(result)
     for attribute in ("zone", "recordset", "pool", "request", "accept", "share", "task", "row"):
         inner = getattr(result, attribute, None)
-        if inner is not None and hasattr(inner, "__table__"):
+        if inner is not None and (hasattr(inner, "__table__") or rows.is_snapshot(inner)):
             return _columns(inner)
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):  # a frozen view
+        return {f.name: _text(getattr(result, f.name)) for f in dataclasses.fields(result)}
     return {"value": str(result)}
 
 
@@ -157,13 +160,16 @@ _INTERNAL = {"lease_owner", "lease_expires_at", "attempts", "next_attempt_at", "
 
 
 def _columns(row: Any) -> dict[str, Any]:
-    body = {}
-    for column in sa_inspect(row).mapper.column_attrs:
-        if column.key in _INTERNAL:
-            continue
-        value = getattr(row, column.key)
-        body[column.key] = value.isoformat() if isinstance(value, datetime) else value
-    return body
+    """The stored fields of a row, or of its frozen copy (``storage.rows.snapshot``)."""
+    if dataclasses.is_dataclass(row):
+        values = {f.name: getattr(row, f.name) for f in dataclasses.fields(row)}
+    else:
+        values = rows.columns(row)
+    return {key: _text(value) for key, value in values.items() if key not in _INTERNAL}
+
+
+def _text(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 async def drain(notifier: Notifier) -> None:

@@ -16,25 +16,16 @@ from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.storage import catalogzones
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import pools as pool_store
-from openkeel_designate.storage.filters import Page
-from openkeel_designate.storage.models import (
-    Pool,
-    PoolAlsoNotify,
-    PoolAttribute,
-    PoolNameserver,
-    PoolNsRecord,
-    PoolTarget,
-    PoolTargetMaster,
-    PoolTargetOption,
-    utcnow,
-)
+from openkeel_designate.storage.database import flush
+from openkeel_designate.storage.rows import snapshot
+from openkeel_designate.storage.models import Pool, utcnow
 
 
-@dataclass
+@dataclass(frozen=True)
 class PoolView:
-    pool: Pool
+    pool: Any  # the pool's columns, frozen (storage.rows.snapshot), never the row
     attributes: dict[str, str]
     ns_records: list[tuple[int, str]]
 
@@ -43,7 +34,7 @@ async def _views(session: AsyncSession, pools: list[Pool]) -> list[PoolView]:
     ids = [p.id for p in pools]
     attrs = await pool_store.attributes(session, ids)
     ns = await pool_store.ns_records(session, ids)
-    return [PoolView(p, attrs.get(p.id, {}), [(r.priority, r.hostname) for r in ns.get(p.id, [])])
+    return [PoolView(snapshot(p), attrs.get(p.id, {}), [(r.priority, r.hostname) for r in ns.get(p.id, [])])
             for p in pools]
 
 
@@ -71,17 +62,11 @@ async def create_pool(svc: Services, ctx: RequestContext, values: dict[str, Any]
         if any(p.name == values["name"] for p in await pool_store.all_pools(session)):
             raise errors.DuplicatePool("Duplicate Pool")
         project_id = values.get("project_id")
-        pool = Pool(name=values["name"], description=values.get("description"),
-                    tenant_id=ctx.project_id if project_id is None else project_id,
-                    created_at=utcnow())
-        session.add(pool)
-        await session.flush()
-        for key, value in (values.get("attributes") or {}).items():
-            session.add(PoolAttribute(pool_id=pool.id, key=key, value=value))
-        for ns in values.get("ns_records") or []:
-            session.add(PoolNsRecord(pool_id=pool.id, priority=ns["priority"],
-                                     hostname=ns["hostname"]))
-        await session.flush()
+        pool = await pool_store.insert(
+            session, values["name"], values.get("description"),
+            ctx.project_id if project_id is None else project_id,
+            values.get("attributes") or {},
+            [(ns["priority"], ns["hostname"]) for ns in values.get("ns_records") or []])
         return (await _views(session, [pool]))[0]
 
     return await svc.db.transaction(work)
@@ -108,13 +93,24 @@ def default_pool_definition(svc: Services) -> dict[str, Any]:
 
 
 async def ensure_default_pool(svc: Services) -> None:
-    """Create the embedded default pool when no pool exists yet (first start)."""
+    """Create the embedded default pool when no pool exists yet (first start).
+
+    Processes started at the same instant on a fresh database all find no pool and all write
+    the default one; its fixed id makes every writer but the first fail on the primary key, and
+    that writer's whole transaction (pool and parts) is rolled back. Losing that race is a
+    success: the pool is there, written once.
+    """
     async def work(session: AsyncSession) -> None:
         if await pool_store.count(session) == 0:
-            pool_id = await _write_pool(session, default_pool_definition(svc))
+            pool_id = await pool_store.write_definition(session, default_pool_definition(svc))
             await pool_store.clear_created_at(session, pool_id)  # as Designate's migration row
 
-    await svc.db.transaction(work)
+    try:
+        await svc.db.transaction(work)
+    except errors.Duplicate:
+        async with svc.db.read() as session:
+            if await pool_store.count(session) == 0:
+                raise
 
 
 async def update_from_definitions(svc: Services, definitions: list[dict[str, Any]],
@@ -137,7 +133,7 @@ async def update_from_definitions(svc: Services, definitions: list[dict[str, Any
                 pool = existing.get(definition["name"])
             before = [] if pool is None else [
                 r.hostname for r in (await pool_store.ns_records(session, [pool.id]))[pool.id]]
-            pool_id = await _write_pool(session, definition, pool)
+            pool_id = await pool_store.write_definition(session, definition, pool)
             after = [ns["hostname"] for ns in definition.get("ns_records") or []]
             if pool is not None and before != after:
                 await zone_ns.apply_pool_ns(session, pool_id, after)
@@ -148,52 +144,17 @@ async def update_from_definitions(svc: Services, definitions: list[dict[str, Any
                     if await pool_store.live_zones(session, pool.id):
                         raise errors.InvalidOperation(
                             f"pool {pool.name} must not contain zones to be deleted")
-                    await pool_store.clear_parts(session, pool.id)
-                    await session.delete(pool)
+                    await pool_store.delete_pool(session, pool.id)
         return written
 
-    written = await svc.db.transaction(work)
+    try:
+        written = await svc.db.transaction(work)
+    except errors.Duplicate:
+        # Another `pool update` created a pool of the same name meanwhile: the second run finds
+        # it by name and updates it in place (the pool row's lock orders the two writers).
+        written = await svc.db.transaction(work)
     svc.wake_worker()
     return written
-
-
-async def _write_pool(session: AsyncSession, definition: dict[str, Any],
-                      pool: Pool | None = None) -> str:
-    if pool is None:
-        pool = Pool(created_at=None)
-        if definition.get("id"):
-            pool.id = definition["id"]
-        session.add(pool)
-    pool.name = definition["name"]
-    pool.description = definition.get("description")
-    pool.updated_at = utcnow()
-    await session.flush()
-    await pool_store.clear_parts(session, pool.id)
-    for key, value in (definition.get("attributes") or {}).items():
-        session.add(PoolAttribute(pool_id=pool.id, key=str(key), value=str(value)))
-    for ns in definition.get("ns_records") or []:
-        session.add(PoolNsRecord(pool_id=pool.id, priority=int(ns.get("priority", 1)),
-                                 hostname=ns["hostname"], created_at=utcnow()))
-    for ns in definition.get("nameservers") or []:
-        session.add(PoolNameserver(pool_id=pool.id, host=ns["host"], port=int(ns.get("port", 53)),
-                                   created_at=utcnow()))
-    for notify in definition.get("also_notifies") or []:
-        session.add(PoolAlsoNotify(pool_id=pool.id, host=notify["host"],
-                                   port=int(notify.get("port", 53))))
-    for target_def in definition.get("targets") or []:
-        target = PoolTarget(pool_id=pool.id, type=target_def["type"],
-                            description=target_def.get("description"),
-                            tsigkey_id=target_def.get("tsigkey_id"), created_at=utcnow())
-        session.add(target)
-        await session.flush()
-        for key, value in (target_def.get("options") or {}).items():
-            session.add(PoolTargetOption(pool_target_id=target.id, key=str(key), value=str(value)))
-        for master in target_def.get("masters") or []:
-            session.add(PoolTargetMaster(pool_target_id=target.id, host=master["host"],
-                                         port=int(master.get("port", 5354))))
-    await catalogzones.write(session, pool.id, definition.get("catalog_zone"))
-    await session.flush()
-    return pool.id
 
 
 @notifies("dns.pool.update")
@@ -221,7 +182,7 @@ async def update_pool(svc: Services, ctx: RequestContext, pool_id: str,
             await _replace_ns_records(session, pool, values["ns_records"])
         pool.version = (pool.version or 0) + 1
         pool.updated_at = utcnow()
-        await session.flush()
+        await flush(session)
         return (await _views(session, [pool]))[0]
 
     result = await svc.db.transaction(work)

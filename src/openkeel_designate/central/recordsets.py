@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import quotas
 from openkeel_designate.central.notifications import notifies
-from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, RecordSetView
 from openkeel_designate.central.zones import (
@@ -21,20 +20,25 @@ from openkeel_designate.central.zones import (
     mark_pending,
     policy_target,
 )
-from openkeel_designate.domain import errors, rrtypes
+from openkeel_designate.domain import errors, names, rrtypes
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.filters import Page
-from openkeel_designate.storage.models import RecordSet, Zone, utcnow
+from openkeel_designate.storage.database import flush
+from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 
 
 # --- validation (no I/O) -----------------------------------------------------------------------
 def validate(conf_types: list[str], values: dict[str, Any], rtype_name: Any,
-             name: str | None) -> list[str]:
-    """The de-duplicated record strings, or InvalidObject with Designate's structured errors."""
-    record_type = _record_type(conf_types, rtype_name)
-    if name is not None and not record_type.is_valid_name(name):
+             name: str | None, *, stored: bool = False) -> list[str]:
+    """The de-duplicated record strings, or InvalidObject with Designate's structured errors.
+
+    ``stored``: the recordset exists, so its name, judged when it was created, is only read
+    by the records' rules (SVCB of ``_dns`` names).
+    """
+    record_type = supported_type(conf_types, rtype_name)
+    if name is not None and not stored and not record_type.is_valid_name(name):
         raise errors.InvalidObject("name is invalid")
     raw = values.get("records", [])
     if raw is None:
@@ -49,7 +53,7 @@ def validate(conf_types: list[str], values: dict[str, Any], rtype_name: Any,
             unique.append(item)
     problems = []
     for index, item in enumerate(unique):
-        if not (isinstance(item, str) and record_type.is_valid(item)):
+        if not (isinstance(item, str) and record_type.is_valid_in(name, item)):
             problems.append({"path": ["records", index],
                              "message": f"'{item}' is not a '{record_type.name}' Record",
                              "validator": "format", "validator_value": [record_type.name]})
@@ -61,7 +65,7 @@ def validate(conf_types: list[str], values: dict[str, Any], rtype_name: Any,
     return unique
 
 
-def _record_type(conf_types: list[str], name: Any) -> rrtypes.RecordType:
+def supported_type(conf_types: list[str], name: Any) -> rrtypes.RecordType:
     record_type = rrtypes.get(name) if isinstance(name, str) else None
     if record_type is None:
         raise errors.InvalidObject(errors=[{
@@ -74,22 +78,19 @@ def _record_type(conf_types: list[str], name: Any) -> rrtypes.RecordType:
     return record_type
 
 
-def _check_tlsa_name(rtype: str, name: str) -> None:
-    record_type = rrtypes.get(rtype)
-    name_error = getattr(record_type, "name_error", None)
-    if name_error is not None:
-        message = name_error(name)
-        if message:
-            raise errors.BadRequest(message)
+def check_name_rule(record_type: rrtypes.RecordType, name: str) -> None:
+    message = record_type.name_error(name)
+    if message:
+        raise errors.BadRequest(message)
 
 
 # --- helpers -----------------------------------------------------------------------------------
 async def _view(session: AsyncSession, recordset: RecordSet, zone_name: str) -> RecordSetView:
     records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
-    return RecordSetView(recordset, records, zone_name)
+    return RecordSetView.of(recordset, records, zone_name)
 
 
-def _target(zone: Zone, ctx: RequestContext, recordset: RecordSet | None = None,
+def recordset_target(zone: Zone, ctx: RequestContext, recordset: RecordSet | None = None,
             shared: bool = False) -> dict[str, Any]:
     target = policy_target(zone, shared)
     if recordset is not None:
@@ -97,36 +98,52 @@ def _target(zone: Zone, ctx: RequestContext, recordset: RecordSet | None = None,
     return target
 
 
-async def _zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: str) -> tuple[Zone, bool]:
+async def _recordset_in(session: AsyncSession, zone_id: str, recordset_id: str) -> Any:
+    recordset = await rs_store.get(session, recordset_id)
+    if recordset is None or recordset.zone_id != zone_id:
+        raise errors.RecordSetNotFound("Could not find RecordSet")
+    return recordset
+
+
+async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: str) -> tuple[Zone, bool]:
     zone = await load_visible(session, ctx, zone_id, for_update=True)
     shared = zone.tenant_id != ctx.project_id and await zone_store.is_shared_with(
         session, zone.id, ctx.project_id)
     return zone, shared
 
 
-async def _check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
+async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
                            max_len: int) -> None:
+    """Where a new recordset may go, with names compared as DNS compares them (any case).
+
+    Designate's own containment and child-zone tests compare the strings as written while its
+    database compares them case-insensitively; here every test is case-insensitive
+    (``domain/names.py``): ``WWW.Example.org.`` belongs to ``example.org.``, and to its child
+    zone ``Sub.example.org.`` when it is ``www.SUB.example.org.``.
+    """
     if len(name) > max_len:
         raise errors.InvalidRecordSetName("Name too long")
-    zone_name = zone.name
-    if name != zone_name and not name.endswith("." + zone_name):
+    if not names.is_within(name, zone.name):
         raise errors.InvalidRecordSetLocation("RecordSet is not contained within it's parent zone")
     for child in await zone_store.children(session, zone.id):
-        if name == child.name or name.endswith("." + child.name):
+        if names.is_within(name, child.name):
             raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child.name}")
-    if rtype == "CNAME" and name == zone_name:
-        raise errors.InvalidRecordSetLocation("CNAME recordsets may not be created at the zone apex")
-    same_name = await rs_store.names_in_zone(session, zone.id, name)
-    if any(rs.type == "CNAME" for rs in same_name) or (rtype == "CNAME" and same_name):
+    if rrtypes.rules(rtype).exclusive and names.same(name, zone.name):
         raise errors.InvalidRecordSetLocation(
-            "CNAME recordsets may not share a name with any other records")
+            f"{rtype} recordsets may not be created at the zone apex")
+    same_name = await rs_store.names_in_zone(session, zone.id, name)
+    alone = rrtypes.exclusive_among(rtype, [rs.type for rs in same_name])
+    if alone is not None:
+        raise errors.InvalidRecordSetLocation(
+            f"{alone} recordsets may not share a name with any other records")
     if any(rs.type == rtype for rs in same_name):
         raise errors.DuplicateRecordSet("Duplicate RecordSet")
 
 
-def _is_managed(view: RecordSetView, zone: Zone) -> bool:
-    return any(r.managed for r in view.records) or view.recordset.type == "SOA" or (
-        view.recordset.type == "NS" and view.recordset.name == zone.name)
+def is_managed(view: RecordSetView, zone: Zone) -> bool:
+    record_type = rrtypes.rules(view.recordset.type)
+    return any(r.managed for r in view.records) or not record_type.api_writable or (
+        record_type.apex_managed and names.same(view.recordset.name, zone.name))
 
 
 # --- create ------------------------------------------------------------------------------------
@@ -134,48 +151,78 @@ def _is_managed(view: RecordSetView, zone: Zone) -> bool:
 async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                            values: dict[str, Any]) -> RecordSetView:
     if "name" not in values:
+        # Designate validates type and records first; only then the missing name (bare 400).
+        validate(svc.conf.supported_record_type, values, values.get("type"), None)
         raise errors.InvalidObject()
-    name, rtype = values["name"], values.get("type")
-    data = validate(svc.conf.supported_record_type, values, rtype, name)
-    if rtype == "SOA":
-        raise errors.BadRequest("Creating a SOA recordset is not allowed")
-    _check_tlsa_name(rtype, name)
+    data = check_new(svc, values)
 
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await _zone_for_write(session, ctx, zone_id)
-        svc.policy.check("create_recordset", ctx, _target(zone, ctx, shared=shared))
-        if zone.type == "CATALOG":
-            raise errors.Forbidden(CATALOG_FORBIDDEN)
-        if zone.action == "DELETE":
-            raise errors.BadRequest("Can not update a deleting zone")
-        _check_ttl(svc, ctx, values.get("ttl"))
-        await _check_placement(session, zone, name, rtype,
-                               svc.conf["service:central"].max_recordset_name_len)
-        # Two checks as in Designate: the recordset count first, then the records.
-        await quotas.enforce(svc, session, zone.tenant_id,
-                             zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
-        await quotas.enforce(
-            svc, session, zone.tenant_id,
-            zone_records=await rs_store.count_unmanaged_records(session, zone.id) + len(data),
-            recordset_records=len(data))
-        recordset = new_recordset(zone, name, rtype, values.get("ttl"), values.get("description"),
-                                  tenant_id=ctx.project_id)
-        session.add(recordset)
-        await session.flush()  # the recordset row first: records reference it
-        created = [new_record(zone, recordset, item) for item in data]
-        session.add_all(created)
+        zone, shared = await zone_for_write(session, ctx, zone_id)
+        recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data)
         if created:
             mark_pending(zone)
-        await session.flush()
-        return RecordSetView(recordset, created, zone.name)
+        await flush(session)
+        return RecordSetView.of(recordset, created, zone.name)
 
-    result = await svc.db.transaction(work)
+    try:
+        result = await svc.db.transaction(work)
+    except errors.Duplicate as exc:
+        # A racing create of the same name (in any case) and type won: uq_recordsets_zone_name_key_type.
+        if type(exc) is not errors.Duplicate:
+            raise
+        raise errors.DuplicateRecordSet("Duplicate RecordSet") from exc
     if result.records:
         svc.wake_worker()
     return result
 
 
-def _check_ttl(svc: Services, ctx: RequestContext, ttl: int | None) -> None:
+def check_new(svc: Services, values: dict[str, Any]) -> list[str]:
+    """The rules a new recordset's body must pass before any zone is read (as Designate)."""
+    name, rtype = values["name"], values.get("type")
+    data = validate(svc.conf.supported_record_type, values, rtype, name)
+    record_type = rrtypes.rules(rtype)
+    if not record_type.api_writable:
+        raise errors.BadRequest(f"Creating a {rtype} recordset is not allowed")
+    check_name_rule(record_type, name)
+    return data
+
+
+async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
+                           shared: bool, values: dict[str, Any],
+                           data: list[str]) -> tuple[RecordSet, list[Record]]:
+    """Policy, placement and quotas, then the rows; the caller marks the zone pending.
+
+    Shared with change batches, which apply many of these under one zone lock and one serial.
+    """
+    name, rtype = values["name"], values["type"]
+    svc.policy.check("create_recordset", ctx, recordset_target(zone, ctx, shared=shared))
+    _check_zone_writable(zone)
+    check_ttl(svc, ctx, values.get("ttl"))
+    await check_placement(session, zone, name, rtype,
+                          svc.conf["service:central"].max_recordset_name_len)
+    # Two checks as in Designate: the recordset count first, then the records.
+    await quotas.enforce(svc, session, zone.tenant_id,
+                         zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
+    await quotas.enforce(
+        svc, session, zone.tenant_id,
+        zone_records=await rs_store.count_unmanaged_records(session, zone.id) + len(data),
+        recordset_records=len(data))
+    recordset = rs_store.new_recordset(zone, name, rtype, values.get("ttl"),
+                                       values.get("description"), tenant_id=ctx.project_id)
+    await rs_store.insert(session, [recordset])
+    created = rs_store.add_records(
+        session, [rs_store.new_record(zone, recordset, item) for item in data])
+    return recordset, created
+
+
+def _check_zone_writable(zone: Zone) -> None:
+    if zone.type == "CATALOG":
+        raise errors.Forbidden(CATALOG_FORBIDDEN)
+    if zone.action == "DELETE":
+        raise errors.BadRequest("Can not update a deleting zone")
+
+
+def check_ttl(svc: Services, ctx: RequestContext, ttl: int | None) -> None:
     min_ttl = svc.conf["service:central"].min_ttl
     if ttl is not None and min_ttl and ttl < min_ttl and not svc.policy.allows("use_low_ttl", ctx):
         raise errors.InvalidTTL(f"TTL is below the minimum: {min_ttl}")
@@ -185,12 +232,12 @@ def _check_ttl(svc: Services, ctx: RequestContext, ttl: int | None) -> None:
 async def get_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                         recordset_id: str) -> RecordSetView:
     async with svc.db.read() as session:
+        # Designate finds the recordset (by id and zone id) before the zone: an unknown zone
+        # answers recordset_not_found, not zone_not_found.
+        recordset = await _recordset_in(session, zone_id, recordset_id)
         zone = await load_visible(session, ctx, zone_id)
-        svc.policy.check("get_recordset", ctx, _target(zone, ctx,
+        svc.policy.check("get_recordset", ctx, recordset_target(zone, ctx,
                                                        shared=zone.tenant_id != ctx.project_id))
-        recordset = await rs_store.get(session, recordset_id)
-        if recordset is None or recordset.zone_id != zone.id:
-            raise errors.RecordSetNotFound("Could not find RecordSet")
         return await _view(session, recordset, zone.name)
 
 
@@ -199,7 +246,7 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
     async with svc.db.read() as session:
         if zone_id is not None:
             zone = await load_visible(session, ctx, zone_id)
-            target = _target(zone, ctx)
+            target = recordset_target(zone, ctx)
             if zone.tenant_id != ctx.project_id:
                 target["project_id"] = ctx.project_id  # shared with the caller's project
             svc.policy.check("find_recordsets", ctx, target)
@@ -210,7 +257,8 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
                                           count=not ctx.hide_counts)
         records = await rs_store.records_of(session, [r.id for r in rows])
         zone_names = await zone_store.names(session, {r.zone_id for r in rows})
-    items = [RecordSetView(r, records.get(r.id, []), zone_names.get(r.zone_id, "")) for r in rows]
+    items = [RecordSetView.of(r, records.get(r.id, []), zone_names.get(r.zone_id, ""))
+             for r in rows]
     return ListResult(items, total)
 
 
@@ -229,71 +277,80 @@ async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str
 
 # --- update ------------------------------------------------------------------------------------
 def check_updatable(ctx: RequestContext, view: RecordSetView) -> None:
-    """Refuse updates of managed, SOA and apex NS recordsets (and misnamed TLSA).
+    """Refuse updates of managed recordsets, of types users may not write, of the apex
+    recordset Designate keeps (NS) and of names the type's API rule refuses (TLSA).
 
     Designate's API runs these checks on the fetched recordset *before* parsing the body, so
     a body that would not parse (e.g. tempest's SOA update with another ``name``) still
     answers 400 ``bad_request``; the route calls this first, central again under its lock.
     """
     rs = view.recordset
-    root_ns = rs.type == "NS" and rs.name == view.zone_name
-    managed = any(r.managed for r in view.records) or rs.type == "SOA" or root_ns
+    record_type = rrtypes.rules(rs.type)
+    at_managed_apex = record_type.apex_managed and names.same(rs.name, view.zone_name)
+    managed = (any(r.managed for r in view.records) or not record_type.api_writable
+               or at_managed_apex)
     if managed and not ctx.edit_managed_records:
         raise errors.BadRequest("Managed records may not be updated")
-    if rs.type == "SOA":
-        raise errors.BadRequest("Updating SOA recordsets is not allowed")
-    if root_ns:
-        raise errors.BadRequest("Updating a root zone NS record is not allowed")
-    _check_tlsa_name(rs.type, rs.name)
+    if not record_type.api_writable:
+        raise errors.BadRequest(f"Updating {rs.type} recordsets is not allowed")
+    if at_managed_apex:
+        raise errors.BadRequest(f"Updating a root zone {rs.type} record is not allowed")
+    check_name_rule(record_type, rs.name)
 
 
 @notifies("dns.recordset.update")
 async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
                            values: dict[str, Any]) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await _zone_for_write(session, ctx, zone_id)
+        zone, shared = await zone_for_write(session, ctx, zone_id)
         recordset = await rs_store.get(session, recordset_id)
         if recordset is None or recordset.zone_id != zone.id:
             raise errors.RecordSetNotFound("Could not find RecordSet")
-        current = await _view(session, recordset, zone.name)
-        svc.policy.check("update_recordset", ctx, _target(zone, ctx, recordset, shared))
-        if zone.type == "CATALOG":
-            raise errors.Forbidden(CATALOG_FORBIDDEN)
-        if zone.action == "DELETE":
-            raise errors.BadRequest("Can not update a deleting zone")
-        check_updatable(ctx, current)
-        if "records" in values:
-            data = validate(svc.conf.supported_record_type, values, recordset.type, None)
-        else:
-            data = [r.data for r in current.records]
-        if "ttl" in values:
-            _check_ttl(svc, ctx, values["ttl"])
-            recordset.ttl = values["ttl"]
-        if "description" in values:
-            recordset.description = values["description"]
-        await quotas.enforce(
-            svc, session, zone.tenant_id,
-            zone_records=await rs_store.count_unmanaged_records(session, zone.id, recordset.id)
-            + len(data),
-            recordset_records=len(data))
-        kept = [r for r in current.records if r.data in data]
-        await rs_store.delete_records(session, [r.id for r in current.records if r.data not in data])
-        for record in kept:
-            record.status, record.action, record.serial = "PENDING", "UPDATE", None
-            record.updated_at = utcnow()
-        kept_data = {r.data for r in kept}
-        added = [new_record(zone, recordset, item, action="UPDATE")
-                 for item in data if item not in kept_data]
-        session.add_all(added)
-        recordset.version += 1
-        recordset.updated_at = utcnow()
+        records = await change_recordset(svc, ctx, session, zone, shared, recordset, values)
         mark_pending(zone)
-        await session.flush()
-        return RecordSetView(recordset, kept + added, zone.name)
+        await flush(session)
+        return RecordSetView.of(recordset, records, zone.name)
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
+                           shared: bool, recordset: RecordSet,
+                           values: dict[str, Any]) -> list[Record]:
+    """The update's rules and writes; the caller marks the zone pending (batches do it once)."""
+    records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
+    svc.policy.check("update_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
+    _check_zone_writable(zone)
+    check_updatable(ctx, RecordSetView.of(recordset, records, zone.name))
+    if "records" in values:
+        data = validate(svc.conf.supported_record_type, values, recordset.type,
+                        recordset.name, stored=True)
+    else:
+        data = [r.data for r in records]
+    if "ttl" in values:
+        check_ttl(svc, ctx, values["ttl"])
+        recordset.ttl = values["ttl"]
+    if "description" in values:
+        recordset.description = values["description"]
+    await quotas.enforce(
+        svc, session, zone.tenant_id,
+        zone_records=await rs_store.count_unmanaged_records(session, zone.id, recordset.id)
+        + len(data),
+        recordset_records=len(data))
+    kept = [r for r in records if r.data in data]
+    await rs_store.delete_records(session, [r.id for r in records if r.data not in data])
+    for record in kept:
+        record.status, record.action, record.serial = "PENDING", "UPDATE", None
+        record.updated_at = utcnow()
+    kept_data = {r.data for r in kept}
+    added = rs_store.add_records(session, [
+        rs_store.new_record(zone, recordset, item, action="UPDATE")
+        for item in data if item not in kept_data])
+    recordset.version += 1
+    recordset.updated_at = utcnow()
+    return kept + added
 
 
 # --- delete ------------------------------------------------------------------------------------
@@ -301,28 +358,33 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
 async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                            recordset_id: str) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await _zone_for_write(session, ctx, zone_id)
-        recordset = await rs_store.get(session, recordset_id)
-        if recordset is None or recordset.zone_id != zone.id:
-            raise errors.RecordSetNotFound("Could not find RecordSet")
-        current = await _view(session, recordset, zone.name)
-        svc.policy.check("delete_recordset", ctx, _target(zone, ctx, recordset, shared))
-        if zone.type == "CATALOG":
-            raise errors.Forbidden(CATALOG_FORBIDDEN)
-        if zone.action == "DELETE":
-            raise errors.BadRequest("Can not update a deleting zone")
-        if recordset.type == "SOA":
-            raise errors.BadRequest("Deleting a SOA recordset is not allowed")
-        if _is_managed(current, zone) and not ctx.edit_managed_records:
-            raise errors.BadRequest("Managed records may not be deleted")
-        for record in current.records:
-            record.action, record.status = "DELETE", "PENDING"
-        recordset.updated_at = utcnow()
-        await rs_store.delete_recordset(session, recordset.id)
-        if current.records:
+        recordset = await _recordset_in(session, zone_id, recordset_id)  # first, as get
+        zone, shared = await zone_for_write(session, ctx, zone_id)
+        gone = await remove_recordset(svc, ctx, session, zone, shared, recordset)
+        if gone.records:
             mark_pending(zone)
-        return current
+        return gone
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
+                           shared: bool, recordset: RecordSet) -> RecordSetView:
+    """The delete's rules and writes; answers the recordset as it was (the caller marks pending)."""
+    records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
+    svc.policy.check("delete_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
+    _check_zone_writable(zone)
+    if not rrtypes.rules(recordset.type).api_writable:
+        raise errors.BadRequest(f"Deleting a {recordset.type} recordset is not allowed")
+    if is_managed(RecordSetView.of(recordset, records, zone.name), zone) \
+            and not ctx.edit_managed_records:
+        raise errors.BadRequest("Managed records may not be deleted")
+    for record in records:
+        record.action, record.status = "DELETE", "PENDING"
+    recordset.updated_at = utcnow()
+    await flush(session)
+    gone = RecordSetView.of(recordset, records, zone.name)  # the answer: as it was
+    await rs_store.delete_recordset(session, recordset.id)
+    return gone

@@ -28,7 +28,7 @@ async def counts(svc: Services, ctx: RequestContext, names: tuple[str, ...]) -> 
     """``names`` among ``COUNTS`` (404 ``report_not_found`` for any other)."""
     unknown = [n for n in names if n not in COUNTS]
     if unknown:
-        raise errors.ReportNotFound(f"Report {unknown[0]} could not be found")
+        raise errors.ReportNotFound()  # Designate's 404 carries no message
     for name in names:
         svc.policy.check(_RULES[name], ctx)
     async with svc.db.read() as session:

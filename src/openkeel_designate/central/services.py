@@ -1,7 +1,9 @@
 """What every central operation needs, passed explicitly (no globals).
 
-``wake_worker`` is the only coupling from central to the worker: a hint that a zone became
-pending.  Correctness never depends on it; the zone row is the durable work item.
+``wake_worker`` and ``start_task`` are the only couplings from central to the background work:
+hints that a zone became pending, or that a zone task row committed.  Correctness never depends
+on them; the zone row and the task row are the durable work items.  The listeners are plain
+callables registered by whoever runs that work (``worker/``), so central imports nothing above it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Services:
     db: Database
     policy: Policy
     wake_listeners: list[Callable[[], None]] = field(default_factory=list)
+    task_listeners: list[Callable[[str], None]] = field(default_factory=list)
     notifier: Any = None  # central.notifications.Notifier when dns.* events are configured
     _announcements: set = field(default_factory=set, repr=False)
 
@@ -40,3 +43,8 @@ class Services:
             task = asyncio.get_running_loop().create_task(wakeup.announce(self.db))
             self._announcements.add(task)
             task.add_done_callback(self._announcements.discard)
+
+    def start_task(self, task_id: str) -> None:
+        """A zone task row committed: let a runner in this process pick it up now."""
+        for listener in self.task_listeners:
+            listener(task_id)

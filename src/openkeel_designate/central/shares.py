@@ -19,10 +19,11 @@ from openkeel_designate.central.services import Services
 from openkeel_designate.central.zones import CATALOG_FORBIDDEN, load_visible, policy_target
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import shares as store
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.filters import Page
-from openkeel_designate.storage.models import SharedZone, new_id, utcnow
+from openkeel_designate.storage.models import SharedZone
+from openkeel_designate.storage.rows import snapshot
 
 
 def _sharer(share: SharedZone) -> dict[str, Any]:
@@ -39,13 +40,12 @@ async def share_zone(svc: Services, ctx: RequestContext, zone_id: str,
             raise errors.Forbidden(CATALOG_FORBIDDEN)
         if not ctx.project_id:
             raise errors.MissingProjectID("A project ID must be specified")
-        target = values["target_project_id"]
+        target = values.get("target_project_id")
+        if target is None:
+            raise errors.DesignateError()  # Designate's 500 ``unknown`` for a body without it
         if zone.tenant_id == target:
             raise errors.BadRequest("Cannot share the zone with the zone owner.")
-        share = SharedZone(id=new_id(), zone_id=zone.id, project_id=ctx.project_id,
-                           target_project_id=target, created_at=utcnow())
-        await store.add(session, share)
-        return share
+        return snapshot(await store.add(session, zone.id, ctx.project_id, target))
 
     return await svc.db.transaction(work)
 
@@ -54,13 +54,16 @@ async def find_shares(svc: Services, ctx: RequestContext, zone_id: str,
                       page: Page) -> list[SharedZone]:
     """No zone lookup: the shares of an unknown zone are simply none (Designate answers 200)."""
     svc.policy.check("find_zone_shares", ctx)
-    if not ctx.all_tenants and page.criteria:
+    # Designate's criteria always hold the zone id, so this rule applies to every listing
+    # without all-projects (a reader without the member role is refused, 403).
+    if not ctx.all_tenants:
         project = page.criteria.get("target_project_id", ctx.project_id)
         svc.policy.check("find_project_zone_share", ctx,
                          {"project_id": project, "tenant_id": project})
     async with svc.db.read() as session:
-        return await store.find(session, zone_id, page, project_id=ctx.project_id,
-                                all_tenants=ctx.all_tenants)
+        shares = await store.find(session, zone_id, page, project_id=ctx.project_id,
+                                  all_tenants=ctx.all_tenants)
+    return [snapshot(share) for share in shares]
 
 
 async def _get(svc: Services, session: AsyncSession, ctx: RequestContext, zone_id: str,
@@ -76,7 +79,7 @@ async def _get(svc: Services, session: AsyncSession, ctx: RequestContext, zone_i
 async def get_share(svc: Services, ctx: RequestContext, zone_id: str,
                     share_id: str) -> SharedZone:
     async with svc.db.read() as session:
-        return await _get(svc, session, ctx, zone_id, share_id)
+        return snapshot(await _get(svc, session, ctx, zone_id, share_id))
 
 
 @notifies("dns.zone.unshare")
@@ -96,6 +99,6 @@ async def unshare_zone(svc: Services, ctx: RequestContext, zone_id: str,
                 f"Please delete all recordsets owned by project {guest} before unsharing this "
                 "zone.")
         await store.remove(session, share.id)
-        return share
+        return snapshot(share)
 
     return await svc.db.transaction(work)

@@ -23,13 +23,14 @@ from openkeel_designate.central.views import ListResult
 from openkeel_designate.central.zones import CATALOG_FORBIDDEN, load_visible, policy_target
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import transfers as store
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.filters import Page
+from openkeel_designate.storage.database import flush
+from openkeel_designate.storage.rows import snapshot
 from openkeel_designate.storage.models import (
     ZoneTransferAccept,
     ZoneTransferRequest,
-    new_id,
     utcnow,
 )
 
@@ -37,17 +38,17 @@ _KEY_ALPHABET = string.ascii_uppercase + string.digits
 _KEY_LENGTH = 8
 
 
-@dataclass
+@dataclass(frozen=True)
 class RequestView:
-    request: ZoneTransferRequest
+    request: Any  # the request's columns, frozen (storage.rows.snapshot), never the row
     zone_name: str | None
     # False hides project ids, key and timestamps (get_zone_transfer_request_detailed)
     detailed: bool
 
 
-@dataclass
+@dataclass(frozen=True)
 class AcceptView:
-    accept: ZoneTransferAccept
+    accept: Any  # the accept's columns, frozen (storage.rows.snapshot), never the row
     # The key is only echoed by the create call; Designate never stores it on the accept.
     show_key: bool = False
 
@@ -70,7 +71,7 @@ def _view(svc: Services, ctx: RequestContext, request: ZoneTransferRequest,
           zone_name: str | None) -> RequestView:
     detailed = svc.policy.allows("get_zone_transfer_request_detailed", ctx,
                                  _owner_target(request))
-    return RequestView(request, zone_name, detailed)
+    return RequestView(snapshot(request), zone_name, detailed)
 
 
 def _not_found() -> errors.ZoneTransferRequestNotFound:
@@ -93,12 +94,9 @@ async def create_request(svc: Services, ctx: RequestContext, zone_id: str,
             raise errors.MissingProjectID("A project ID must be specified")
         if await store.active_request_exists(session, zone.id, ctx.project_id, ctx.all_tenants):
             raise errors.DuplicateZoneTransferRequest()
-        request = ZoneTransferRequest(
-            id=new_id(), zone_id=zone.id, key=new_key(), description=values.get("description"),
-            tenant_id=ctx.project_id, target_tenant_id=values.get("target_project_id"),
-            status="ACTIVE", created_at=utcnow())
-        session.add(request)
-        await session.flush()
+        request = await store.insert_request(session, {
+            "zone_id": zone.id, "key": new_key(), "description": values.get("description"),
+            "tenant_id": ctx.project_id, "target_tenant_id": values.get("target_project_id")})
         return _view(svc, ctx, request, zone.name)
 
     return await svc.db.transaction(work)
@@ -140,7 +138,7 @@ async def update_request(svc: Services, ctx: RequestContext, request_id: str,
             request.target_tenant_id = values["target_project_id"]
         request.version += 1
         request.updated_at = utcnow()
-        await session.flush()
+        await flush(session)
         return _view(svc, ctx, request, zone_name)
 
     return await svc.db.transaction(work)
@@ -155,7 +153,7 @@ async def delete_request(svc: Services, ctx: RequestContext,
         if row is None:
             raise _not_found()
         svc.policy.check("delete_zone_transfer_request", ctx, _owner_target(row[0]))
-        await session.delete(row[0])
+        await store.delete_request(session, row[0])
         return row[0]
 
     return await svc.db.transaction(work)
@@ -189,9 +187,7 @@ async def create_accept(svc: Services, ctx: RequestContext, values: dict[str, An
             "target_tenant_id": request.target_tenant_id})
         if not ctx.project_id:
             raise errors.MissingProjectID("A project ID must be specified")
-        accept = ZoneTransferAccept(
-            id=new_id(), zone_transfer_request_id=request.id, zone_id=request.zone_id,
-            tenant_id=ctx.project_id, key=values["key"], status="ACTIVE", created_at=utcnow())
+        accept = store.new_accept(request, ctx.project_id, values["key"])
         try:
             await _move_zone(svc, session, ctx, request)
         except errors.DesignateError as exc:
@@ -200,9 +196,8 @@ async def create_accept(svc: Services, ctx: RequestContext, values: dict[str, An
         accept.status, accept.updated_at = "COMPLETE", now
         request.status, request.updated_at = "COMPLETE", now
         request.version += 1
-        session.add(accept)
-        await session.flush()
-        return AcceptView(accept, show_key=True)
+        await store.save_accept(session, accept)
+        return AcceptView(snapshot(accept), show_key=True)
 
     try:
         return await svc.db.transaction(work)
@@ -226,7 +221,7 @@ async def _move_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
 async def _record_failure(svc: Services, accept: ZoneTransferAccept) -> None:
     async def work(session: AsyncSession) -> None:
         accept.status, accept.updated_at = "ERROR", utcnow()
-        session.add(accept)
+        await store.save_accept(session, accept)
 
     await svc.db.transaction(work)
 
@@ -239,7 +234,7 @@ async def get_accept(svc: Services, ctx: RequestContext, accept_id: str) -> Acce
         raise errors.ZoneTransferAcceptNotFound("Could not find ZoneTransferAccept")
     svc.policy.check("get_zone_transfer_accept", ctx,
                      {"project_id": accept.tenant_id, "tenant_id": accept.tenant_id})
-    return AcceptView(accept)
+    return AcceptView(snapshot(accept))
 
 
 async def find_accepts(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
@@ -247,4 +242,4 @@ async def find_accepts(svc: Services, ctx: RequestContext, page: Page) -> ListRe
     async with svc.db.read() as session:
         rows, total = await store.find_accepts(session, page, project_id=ctx.project_id,
                                                all_tenants=ctx.all_tenants)
-    return ListResult([AcceptView(row) for row in rows], total)
+    return ListResult([AcceptView(snapshot(row)) for row in rows], total)

@@ -1,25 +1,43 @@
-"""What central returns to the API: stored rows plus the pieces rendered with them."""
+"""What central returns to the API: frozen copies of stored rows plus the pieces rendered with
+them.
+
+Views are built with ``of`` from rows at the end of an operation, so no ORM row (and no lazy
+load, no accidental write) reaches the API.  Zone and recordset views keep the row's column
+names (``view.zone.name``); the other resources still wrap rows and follow one by one.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
+from openkeel_designate.storage import rows
 from openkeel_designate.storage.models import Record, RecordSet, Zone
 
 
-@dataclass
+@dataclass(frozen=True)
 class ZoneView:
-    zone: Zone
+    zone: Any  # the zone's columns, frozen (storage.rows.snapshot), never the row
     attributes: dict[str, str] = field(default_factory=dict)
     masters: list[tuple[str, int]] = field(default_factory=list)
     shared: bool = False
 
+    @classmethod
+    def of(cls, zone: Zone, attributes: dict[str, str], masters: list[tuple[str, int]],
+           shared: bool) -> ZoneView:
+        return cls(rows.snapshot(zone), attributes, masters, shared)
 
-@dataclass
+
+@dataclass(frozen=True)
 class RecordSetView:
-    recordset: RecordSet
-    records: list[Record]
+    recordset: Any  # frozen columns of the recordset and of each record
+    records: tuple[Any, ...]
     zone_name: str
+
+    @classmethod
+    def of(cls, recordset: RecordSet, records: list[Record], zone_name: str) -> RecordSetView:
+        return cls(rows.snapshot(recordset), tuple(rows.snapshot(r) for r in records), zone_name)
 
     @property
     def status(self) -> str:
@@ -46,3 +64,25 @@ class RecordSetView:
 class ListResult:
     items: list
     total: int | None
+
+
+@dataclass(frozen=True)
+class ZoneTaskView:
+    """An import or export as the API renders it (the imported file is not part of it)."""
+
+    id: str
+    version: int
+    tenant_id: str | None
+    zone_id: str | None
+    task_type: str
+    status: str
+    message: str | None
+    location: str | None
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    @classmethod
+    def of(cls, row: Any) -> ZoneTaskView:
+        return cls(id=row.id, version=row.version, tenant_id=row.tenant_id, zone_id=row.zone_id,
+                   task_type=row.task_type, status=row.status, message=row.message,
+                   location=row.location, created_at=row.created_at, updated_at=row.updated_at)

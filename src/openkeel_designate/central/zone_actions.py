@@ -13,7 +13,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central.notifications import emit, notifies
-from openkeel_designate.central.records import new_record, new_recordset
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ZoneView
@@ -30,6 +29,7 @@ from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Zone, utcnow
 
 
@@ -40,16 +40,24 @@ async def abandon_zone(svc: Services, ctx: RequestContext, zone_id: str) -> bool
     Consumers hear of it as of any delete (``dns.zone.delete``), as Designate's abandon is a
     delete that skips the nameservers.
     """
+    # Designate checks the rule once with an empty target before it even looks the zone up:
+    # a non-admin is refused (403) whether or not the zone exists.
+    svc.policy.check("abandon_zone", ctx, {})
+
     async def work(session: AsyncSession) -> ZoneView | None:
         zone = await load_deletable(session, svc, ctx, zone_id, "abandon_zone")
         zone.change_seq += 1  # a push in flight must not report this zone ACTIVE again
-        await session.flush()
+        await flush(session)
         if not await zone_store.mark_deleted(session, zone.id, None):
             return None
-        await session.refresh(zone)
+        await zone_store.reload(session, zone)
         return await view(session, zone)
 
     gone = await svc.db.transaction(work)
+    if gone is not None:
+        # No backend work is queued, but mdns must stop serving the zone at once: the hook
+        # makes every in-process listener forget what it remembered of it.
+        svc.wake_worker()
     emit(svc, gone, "dns.zone.delete", "dns.domain.delete")
     return gone is not None
 
@@ -121,12 +129,12 @@ async def _replace_apex_ns(session: AsyncSession, zone: Zone, hostnames: list[st
         return
     recordset = await rs_store.find_one(session, zone.id, zone.name, "NS")
     if recordset is None:
-        recordset = new_recordset(zone, zone.name, "NS")
-        session.add(recordset)
-        await session.flush()
+        recordset = rs_store.new_recordset(zone, zone.name, "NS")
+        await rs_store.insert(session, [recordset])
     current = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
     await rs_store.delete_records(session, [r.id for r in current if r.data not in hostnames])
     kept = {r.data for r in current}
-    session.add_all(new_record(zone, recordset, host, managed=True, action="UPDATE")
-                    for host in hostnames if host not in kept)
+    rs_store.add_records(session, (
+        rs_store.new_record(zone, recordset, host, managed=True, action="UPDATE")
+        for host in hostnames if host not in kept))
     recordset.updated_at = utcnow()

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central import quotas, task_runner, zone_tasks, zonefile
+from openkeel_designate.central import quotas, zone_tasks, zonefile
 from openkeel_designate.central.notifications import emit, notifies
 from openkeel_designate.central.services import Services
+from openkeel_designate.central.views import ZoneTaskView
 from openkeel_designate.central.zones import load_visible, policy_target
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage import zonetasks as task_store
-from openkeel_designate.storage.models import ZoneTask, new_id, utcnow
+from openkeel_designate.storage.models import ZoneTask
 
 LOCATION_PREFIX = "designate://"
 
@@ -29,32 +30,34 @@ def location(task_id: str) -> str:
 
 # --- requests ----------------------------------------------------------------------------------
 @notifies("dns.zone_export.create")
-async def create_zone_export(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneTask:
-    async def work(session: AsyncSession) -> ZoneTask:
+async def create_zone_export(svc: Services, ctx: RequestContext,
+                             zone_id: str) -> ZoneTaskView:
+    async def work(session: AsyncSession) -> ZoneTaskView:
         zone = await load_visible(session, ctx, zone_id)
         svc.policy.check("create_zone_export", ctx, policy_target(zone))
         if not ctx.project_id:
             raise errors.MissingProjectID("A project ID must be specified")
         await quotas.enforce(svc, session, ctx.project_id,
                              api_export_size=await rs_store.count_in_zone(session, zone.id))
-        task = ZoneTask(id=new_id(), version=1, tenant_id=ctx.project_id, zone_id=zone.id,
-                        task_type=task_store.EXPORT, status="PENDING", created_at=utcnow())
-        session.add(task)
-        return task
+        task = await task_store.insert(session, task_store.EXPORT, ctx.project_id,
+                                       zone_id=zone.id)
+        return ZoneTaskView.of(task)
 
     task = await svc.db.transaction(work)
-    task_runner.start(svc, task.id)
+    svc.start_task(task.id)
     return task
 
 
 async def export_file(svc: Services, ctx: RequestContext, task_id: str) -> str:
     """The zone file of a finished export (the zone as it is now)."""
+    # Designate's order: the download rule, then the export as GET .../exports/{id} reads it
+    # (its rule on the caller's own project first: 403 before 404), then the zone as GET
+    # /v2/zones/{id} reads it.
     svc.policy.check("zone_export", ctx, {"project_id": ctx.project_id})
+    task = await zone_tasks.get(svc, ctx, zone_tasks.EXPORTS, task_id)
+    if not (task.location or "").startswith(LOCATION_PREFIX):
+        raise errors.BadRequest("Zone can not be exported synchronously")
     async with svc.db.read() as session:
-        task = await zone_tasks.visible(session, ctx, zone_tasks.EXPORTS, task_id)
-        svc.policy.check("get_zone_export", ctx, {"project_id": task.tenant_id})
-        if not (task.location or "").startswith(LOCATION_PREFIX):
-            raise errors.BadRequest("Zone can not be exported synchronously")
         zone = await load_visible(session, ctx, task.zone_id or "")
         svc.policy.check("get_zone", ctx, policy_target(zone))
         return await zonefile.zone_file(session, zone)

@@ -1,9 +1,14 @@
 """Zone imports: a task row now, the zone a moment later.
 
 The request commits a PENDING ``zone_tasks`` row holding the file and the importer's identity;
-``task_runner`` then parses it and creates the zone through the normal create rules with that
+``worker/tasks`` then parses it and creates the zone through the normal create rules with that
 identity.  The zone, its recordsets and the task's COMPLETE state commit in one transaction, so
-an import interrupted by a crash is simply run again from its row (nothing half-imported).
+an import interrupted by a crash is simply run again from its row (nothing half-imported), and a
+refused import leaves nothing but its ERROR task.
+
+The file is parsed and validated in a worker process (``central/offload.py``), never on the event
+loop that serves the API and DNS, and within the project's quotas read just before
+(``zonefile_import``: a ``$GENERATE`` beyond them is refused before it is expanded).
 """
 
 from __future__ import annotations
@@ -15,45 +20,60 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central import quotas, task_runner
+from openkeel_designate.central import offload, quotas
+from openkeel_designate.central import recordsets as central_recordsets
 from openkeel_designate.central import zonefile_import
 from openkeel_designate.central import zones as central_zones
-from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.notifications import emit, notifies
+from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ZoneView
+from openkeel_designate.central.views import ZoneTaskView, ZoneView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import bulk
 from openkeel_designate.storage import zonetasks as task_store
+from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Zone, ZoneTask, new_id, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 
 LOG = logging.getLogger(__name__)
+_SLICE = 250  # recordsets built and inserted at a time (see _insert_recordsets)
 
 
 # --- requests ----------------------------------------------------------------------------------
 @notifies("dns.zone_import.create")
 async def create_zone_import(svc: Services, ctx: RequestContext, zonefile_text: str,
-                             attributes: dict[str, str] | None = None) -> ZoneTask:
+                             attributes: dict[str, str] | None = None) -> ZoneTaskView:
     svc.policy.check("create_zone_import", ctx, {"project_id": ctx.project_id})
     if not ctx.project_id:
         raise errors.MissingProjectID("A project ID must be specified")
     payload = json.dumps({"zonefile": zonefile_text, "attributes": attributes or {},
                           "context": _identity(ctx)})
 
-    async def work(session: AsyncSession) -> ZoneTask:
+    async def work(session: AsyncSession) -> ZoneTaskView:
         if attributes:
             await choose_pool(svc, session, ctx, attributes)  # 404/500 now, as Designate
-        task = ZoneTask(id=new_id(), version=1, tenant_id=ctx.project_id,
-                        task_type=task_store.IMPORT, status="PENDING", payload=payload,
-                        created_at=utcnow())
-        session.add(task)
-        return task
+        task = await task_store.insert(session, task_store.IMPORT, ctx.project_id,
+                                       payload=payload)
+        return ZoneTaskView.of(task)
 
     task = await svc.db.transaction(work)
-    task_runner.start(svc, task.id)
+    svc.start_task(task.id)
     return task
+
+
+async def _rules(svc: Services, ctx: RequestContext) -> zonefile_import.Rules:
+    """What the worker process checks the file against: configuration and the quotas now."""
+    async with svc.db.read() as session:
+        limits = await quotas.effective(svc, session, ctx.project_id)
+    central_conf = svc.conf["service:central"]
+    return zonefile_import.Rules(
+        min_ttl=central_conf.min_ttl,
+        supported_types=tuple(svc.conf.supported_record_type),
+        max_recordset_name_len=central_conf.max_recordset_name_len,
+        limits=zonefile_import.Limits(zone_records=limits["zone_records"],
+                                      zone_recordsets=limits["zone_recordsets"],
+                                      recordset_records=limits["recordset_records"]))
 
 
 def _identity(ctx: RequestContext) -> dict[str, Any]:
@@ -70,16 +90,21 @@ async def run_import(svc: Services, task_id: str) -> None:
         return
     payload = json.loads(task.payload or "{}")
     ctx = RequestContext(**payload.get("context", {}))
-    central_conf = svc.conf["service:central"]
+    rules = await _rules(svc, ctx)
     try:
-        parsed = zonefile_import.parse(payload.get("zonefile", ""), central_conf.min_ttl,
-                                svc.conf.supported_record_type)
+        parsed = await offload.run(zonefile_import.parse, payload.get("zonefile", ""), rules)
     except zonefile_import.ZoneFileError as exc:
         await _finish(svc, task_id, "ERROR", str(exc))
+        return
+    except Exception as exc:  # the worker process died or could not start: not retried
+        LOG.exception("zone import %s: parsing failed", task_id)
+        await _finish(svc, task_id, "ERROR", zonefile_import.undefined(str(exc)))
         return
     parsed.values["attributes"] = payload.get("attributes") or {}
     try:
         central_zones.check_create_allowed(svc, ctx, parsed.values)
+        for recordset in parsed.recordsets:
+            central_recordsets.check_ttl(svc, ctx, recordset.ttl)  # the API's rule
         created = await svc.db.transaction(lambda s: _create(svc, s, ctx, task_id, parsed))
     except errors.ServiceUnavailable:
         # The database went away (storage turns that into ServiceUnavailable, a DesignateError):
@@ -90,7 +115,7 @@ async def run_import(svc: Services, task_id: str) -> None:
     except errors.InvalidTTL as exc:
         await _finish(svc, task_id, "ERROR", exc.message or "")
     except errors.OverQuota:
-        await _finish(svc, task_id, "ERROR", "Quota exceeded during zone import.")
+        await _finish(svc, task_id, "ERROR", zonefile_import.OVER_QUOTA)
     except errors.DesignateError as exc:
         await _finish(svc, task_id, "ERROR", zonefile_import.undefined(exc.message or exc.type))
     except Exception as exc:  # as Designate: any other failure ends the import
@@ -129,27 +154,33 @@ async def _enforce_quotas(svc: Services, session: AsyncSession, ctx: RequestCont
 
 async def _insert_recordsets(session: AsyncSession, zone: Zone, ctx: RequestContext,
                              recordsets: list[zonefile_import.ParsedRecordSet]) -> None:
-    """Bulk rows: creation times step by a microsecond to keep the file's order on export."""
+    """Bulk rows: creation times step by a microsecond to keep the file's order on export.
+
+    Built and inserted ``_SLICE`` recordsets at a time: building a row (ids, hash) costs a few
+    microseconds, and thousands of them in one go held the event loop for a fifth of a second;
+    each insert awaits the database, so the loop serves other requests between slices.
+    """
+    await flush(session)
     base = utcnow()
-    rs_rows: list[dict[str, Any]] = []
-    record_rows: list[dict[str, Any]] = []
-    for index, parsed in enumerate(recordsets):
-        created = base + timedelta(microseconds=index + 1)
-        rs_id = new_id()
-        rs_rows.append({
-            "id": rs_id, "version": 1, "zone_shard": zone.shard,
-            "tenant_id": ctx.project_id, "zone_tenant_id": zone.tenant_id, "zone_id": zone.id,
-            "name": parsed.name,
-            "type": parsed.type, "ttl": parsed.ttl, "description": None,
-            "reverse_name": parsed.name[::-1], "created_at": created})
-        record_rows += [{
-            "id": new_id(), "version": 1, "zone_shard": zone.shard, "tenant_id": ctx.project_id,
-            "zone_id": zone.id, "recordset_id": rs_id, "data": data,
-            "hash": record_hash(rs_id, data), "managed": False, "status": "PENDING",
-            "action": "CREATE", "serial": None, "created_at": created,
-        } for data in parsed.records]
-    await session.flush()
-    await bulk.insert_recordsets(session, rs_rows, record_rows)
+    for start in range(0, len(recordsets), _SLICE):
+        rs_rows: list[dict[str, Any]] = []
+        record_rows: list[dict[str, Any]] = []
+        for index, parsed in enumerate(recordsets[start:start + _SLICE], start):
+            created = base + timedelta(microseconds=index + 1)
+            rs_id = new_id()
+            rs_rows.append({
+                "id": rs_id, "version": 1, "zone_shard": zone.shard,
+                "tenant_id": ctx.project_id, "zone_tenant_id": zone.tenant_id,
+                "zone_id": zone.id, "name": parsed.name,
+                "type": parsed.type, "ttl": parsed.ttl, "description": None,
+                "reverse_name": parsed.name[::-1], "created_at": created})
+            record_rows += [{
+                "id": new_id(), "version": 1, "zone_shard": zone.shard,
+                "tenant_id": ctx.project_id, "zone_id": zone.id, "recordset_id": rs_id,
+                "data": data, "hash": record_hash(rs_id, data), "managed": False,
+                "status": "PENDING", "action": "CREATE", "serial": None, "created_at": created,
+            } for data in parsed.records]
+        await bulk.insert_recordsets(session, rs_rows, record_rows)
 
 
 async def _finish(svc: Services, task_id: str, status: str, message: str) -> None:

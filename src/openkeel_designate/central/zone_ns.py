@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central.records import new_record
 from openkeel_designate.central.zones import mark_pending
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import recordsets as rs_store
@@ -21,6 +20,6 @@ async def apply_pool_ns(session: AsyncSession, pool_id: str, hostnames: list[str
         current = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
         have = {r.data for r in current}
         await rs_store.delete_records(session, [r.id for r in current if r.data not in hostnames])
-        session.add_all(new_record(zone, recordset, host, managed=True)
-                        for host in hostnames if host not in have)
+        rs_store.add_records(session, (rs_store.new_record(zone, recordset, host, managed=True)
+                                       for host in hostnames if host not in have))
         mark_pending(zone)

@@ -12,11 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ListResult
+from openkeel_designate.central.views import ListResult, ZoneTaskView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import zonetasks as task_store
-from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import ZoneTask
 
 
@@ -41,10 +41,11 @@ async def visible(session: AsyncSession, ctx: RequestContext, kind: TaskKind,
     return task
 
 
-async def get(svc: Services, ctx: RequestContext, kind: TaskKind, task_id: str) -> ZoneTask:
+async def get(svc: Services, ctx: RequestContext, kind: TaskKind,
+              task_id: str) -> ZoneTaskView:
     svc.policy.check(f"get_{kind.rule}", ctx, {"project_id": ctx.project_id})
     async with svc.db.read() as session:
-        return await visible(session, ctx, kind, task_id)
+        return ZoneTaskView.of(await visible(session, ctx, kind, task_id))
 
 
 async def find(svc: Services, ctx: RequestContext, kind: TaskKind, page: Page) -> ListResult:
@@ -52,15 +53,19 @@ async def find(svc: Services, ctx: RequestContext, kind: TaskKind, page: Page) -
     async with svc.db.read() as session:
         rows, total = await task_store.find(session, page, kind.task_type,
                                             project_id=ctx.project_id, all_tenants=ctx.all_tenants)
-    return ListResult(rows, total)
+    return ListResult([ZoneTaskView.of(row) for row in rows], total)
 
 
-async def delete(svc: Services, ctx: RequestContext, kind: TaskKind, task_id: str) -> ZoneTask:
-    async def work(session: AsyncSession) -> ZoneTask:
+async def delete(svc: Services, ctx: RequestContext, kind: TaskKind,
+                 task_id: str) -> ZoneTaskView:
+    # Designate checks the rule against the caller's own project before the lookup, so a
+    # reader is refused (403) even for a task that does not exist (any more).
+    svc.policy.check(f"delete_{kind.rule}", ctx, {"project_id": ctx.project_id})
+
+    async def work(session: AsyncSession) -> ZoneTaskView:
         task = await visible(session, ctx, kind, task_id)
-        svc.policy.check(f"delete_{kind.rule}", ctx, {"project_id": task.tenant_id})
         await task_store.remove(session, task.id)
-        return task
+        return ZoneTaskView.of(task)
 
     task = await svc.db.transaction(work)
     emit(svc, task, f"dns.{kind.rule}.delete")

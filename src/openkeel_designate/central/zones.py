@@ -18,13 +18,14 @@ from openkeel_designate.central.notifications import Notifier, notifies
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, ZoneView
-from openkeel_designate.domain import errors
+from openkeel_designate.domain import errors, names
+from openkeel_designate.domain import masters as master_rules
 from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import names as name_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
-from openkeel_designate.storage.filters import Page
 from openkeel_designate.storage.models import Zone, new_id, utcnow
 
 CATALOG_FORBIDDEN = "This operation is not allowed for catalog zones."
@@ -39,7 +40,7 @@ async def view(session: AsyncSession, zone: Zone, shared: bool | None = None) ->
 async def views(session: AsyncSession, rows: list[tuple[Zone, bool]]) -> list[ZoneView]:
     """(zone, shared) pairs with their attributes and masters, read in one round trip."""
     attrs, masters = await zone_store.extras(session, [zone.id for zone, _ in rows])
-    return [ZoneView(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), shared)
+    return [ZoneView.of(zone, attrs.get(zone.id, {}), masters.get(zone.id, []), shared)
             for zone, shared in rows]
 
 
@@ -70,6 +71,8 @@ def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -
     zone.version += 1
     zone.next_attempt_at = None
     zone.error_reason = None
+    if zone.pending_since is None:  # propagation is timed from the first unserved write
+        zone.pending_since = utcnow()
     if bump_serial and zone.type == "PRIMARY":
         zone.increment_serial = True
 
@@ -82,7 +85,14 @@ async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]
     async def work(session: AsyncSession) -> ZoneView:
         return await view(session, await insert_zone(svc, session, ctx, values))
 
-    result = await svc.db.transaction(work)
+    try:
+        result = await svc.db.transaction(work)
+    except errors.Duplicate as exc:
+        # A create of the same name (in any case) committed between our checks and our insert:
+        # the unique name_key constraint refused it, which is Designate's DuplicateZone.
+        if type(exc) is not errors.Duplicate:
+            raise
+        raise errors.DuplicateZone("Duplicate Zone") from exc
     svc.wake_worker()
     return result
 
@@ -120,14 +130,13 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     if not ns_records:
         raise errors.NoServersConfigured()
     same_pool = [z for z in related if z.pool_id == pool_id]
-    if any(z.name.lower() == name.lower() for z in same_pool):
+    if any(names.same(z.name, name) for z in same_pool):
         raise errors.DuplicateZone("Duplicate Zone")
-    zone = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
-    ancestors = [z for z in same_pool if name.lower().endswith("." + z.name.lower())]
+    row = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
+    ancestors = [z for z in same_pool if names.is_below(name, z.name)]
     if ancestors:
-        zone.parent_zone_id = max(ancestors, key=lambda z: len(z.name)).id
-    session.add(zone)
-    await session.flush()
+        row["parent_zone_id"] = max(ancestors, key=lambda z: len(z.name)).id
+    zone = await zone_store.insert(session, row)
     await zone_store.replace_attributes(session, zone.id, attributes)
     if zone_type == "SECONDARY":
         await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
@@ -137,12 +146,13 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
 
 
 def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_type: str,
-              ttl: int, pool_id: str) -> Zone:
+              ttl: int, pool_id: str) -> dict[str, Any]:
+    """The new zone's columns: the caller's values, the rest from configuration."""
     conf = svc.conf
     zone_id = new_id()
     secondary = zone_type == "SECONDARY"
     email = conf["service:central"].managed_resource_email if secondary else values["email"]
-    return Zone(
+    return dict(
         id=zone_id, shard=int(zone_id[:3], 16), tenant_id=ctx.project_id, name=values["name"],
         email=email, ttl=ttl, description=values.get("description"), type=zone_type,
         refresh=values.get("refresh") or random.randint(conf.default_soa_refresh_min,
@@ -152,7 +162,7 @@ def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_t
         minimum=conf.default_soa_minimum,
         serial=1 if secondary else values.get("serial") or int(time.time()),
         status="PENDING", action="CREATE", pool_id=pool_id, reverse_name=values["name"][::-1],
-        change_seq=1, version=1, deleted=zone_store.LIVE, created_at=utcnow(),
+        change_seq=1, version=1, deleted=zone_store.LIVE, pending_since=utcnow(),
     )
 
 
@@ -163,14 +173,14 @@ async def _check_name(svc: Services, session: AsyncSession, ctx: RequestContext,
     labels = name.rstrip(".").split(".")
     if len(labels) < 2:
         raise errors.InvalidZoneName("More than one label is required")
-    tlds = await name_store.tld_names(session)
+    tlds = {names.key(t) for t in await name_store.tld_names(session)}
     if tlds:
-        stripped = name.rstrip(".")
-        if stripped.lower() in {t.lower() for t in tlds}:
-            raise errors.InvalidZoneName("Zone name cannot be the same as a TLD")
-        suffixes = {".".join(labels[i:]) for i in range(1, len(labels))}
-        if not suffixes & set(tlds):
+        # Case-insensitive (Designate's suffix test is not: it refuses ``x.COM.`` under ``com``).
+        folded = names.key(name.rstrip(".")).split(".")
+        if not any(".".join(folded[i:]) in tlds for i in range(len(folded))):
             raise errors.InvalidZoneName("Invalid TLD")
+        if ".".join(folded) in tlds:
+            raise errors.InvalidZoneName("Zone name cannot be the same as a TLD")
     if not svc.policy.allows("use_blacklisted_zone", ctx):
         for pattern in await name_store.blacklist_patterns(session):
             if _blacklisted(pattern, name):
@@ -178,8 +188,13 @@ async def _check_name(svc: Services, session: AsyncSession, ctx: RequestContext,
 
 
 def _blacklisted(pattern: str, name: str) -> bool:
+    """The name matches the blacklist pattern, without regard to case.
+
+    Designate runs ``re.search`` as is, so ``^evil\\.com\\.$`` lets ``EVIL.com.`` through:
+    a blacklist exists to keep a name out, and ``EVIL.com.`` is that name in DNS.
+    """
     try:
-        return re.search(pattern, name) is not None
+        return re.search(pattern, name, re.IGNORECASE) is not None
     except re.error:
         return False
 
@@ -191,26 +206,22 @@ def _check_ttl(svc: Services, ctx: RequestContext, ttl: int) -> None:
 
 
 def _check_ownership(ctx: RequestContext, name: str, related: list[Zone]) -> None:
-    lowered = name.lower()
     others = [z for z in related if z.tenant_id != ctx.project_id]
-    if any(z.name.lower() == lowered for z in others):
+    if any(names.same(z.name, name) for z in others):
         raise errors.DuplicateZone("Zone already exists, owned by a different tenant")
-    ancestors = [z for z in related if lowered.endswith("." + z.name.lower())]
+    ancestors = [z for z in related if names.is_below(name, z.name)]
     if ancestors:
         nearest = max(ancestors, key=lambda z: len(z.name))
         if nearest.tenant_id != ctx.project_id:
             raise errors.IllegalChildZone("Unable to create subzone in another tenants zone")
-    if any(z.name.lower().endswith("." + lowered) for z in others):
+    if any(names.is_below(z.name, name) for z in others):
         raise errors.IllegalParentZone(
             "Unable to create zone because another tenant owns a subzone of the zone")
 
 
-def _parse_masters(masters: list[str]) -> list[tuple[str, int]]:
-    parsed = []
-    for entry in masters:
-        host, _, port = entry.partition(":")
-        parsed.append((host, int(port) if port else 53))
-    return parsed
+def _parse_masters(masters: list) -> list[tuple[str, int]]:
+    """(host, port) pairs: the API has already split them by Designate's rules."""
+    return master_rules.parse(masters)
 
 
 # --- read --------------------------------------------------------------------------------------
@@ -312,12 +323,15 @@ async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestConte
 @notifies("dns.zone.delete", "dns.domain.delete")
 async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
+        # The answer shows the zone as it was asked for: still shared when the
+        # delete-shares modifier removed its shares (Designate's answer does too).
+        was_shared = bool(await zone_store.shared_ids(session, [zone_id]))
         zone = await load_deletable(session, svc, ctx, zone_id, "delete_zone")
         zone.hard_delete = ctx.hard_delete
         zone.updated_at = utcnow()
         mark_pending(zone, "DELETE", bump_serial=False)
         zone.action = "DELETE"
-        return await view(session, zone)
+        return await view(session, zone, was_shared)
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
@@ -333,6 +347,6 @@ async def announce_status(db: Database, notifier: Notifier | None, zone_id: str)
     if notifier is None or not notifier.enabled:
         return
     async with db.read() as session:
-        zone = await session.get(Zone, zone_id)
+        zone = await zone_store.by_id(session, zone_id)
         result = await view(session, zone) if zone is not None else None
     notifier.emit(result, "dns.zone.update", "dns.domain.update")

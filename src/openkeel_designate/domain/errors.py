@@ -261,6 +261,10 @@ class DuplicateServiceStatus(Duplicate):
     type = "duplicate_service_status"
 
 
+class DuplicateZoneAttribute(Duplicate):
+    type = "duplicate_zone_attribute"
+
+
 class OverQuota(DesignateError):
     code, type = 413, "over_quota"
 

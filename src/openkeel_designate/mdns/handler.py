@@ -10,10 +10,12 @@ transfers with chained TSIG.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
 
+import dns.exception
 import dns.flags
 import dns.message
 import dns.name
@@ -23,25 +25,28 @@ import dns.rdataclass
 import dns.rdatatype
 import dns.tsig
 
+from openkeel_designate.dnswire import limits
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneHead, ZoneSource
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.serial import serial_gt
 from openkeel_designate.mdns import ixfr as incremental
 from openkeel_designate.mdns.packing import (
     RecordTooBig,
-    RecordWireCache,
     TsigSigner,
-    pack,
+    ZoneWire,
+    assemble,
     render_rdata,
     render_rrset,
-    rr_wire,
+    room_for,
+    split,
 )
-from openkeel_designate.mdns.tsig import Keyring, Scope
+from openkeel_designate.dnswire.tsig import Keyring, Scope, parse_query
+from openkeel_designate.mdns.xfrcache import Sections, TransferCache
+from openkeel_designate.mdns.zonecache import ZoneCache
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE_SIZE = 65535
-UDP_DEFAULT_SIZE = 512
+MAX_MESSAGE_SIZE = limits.MAX_MESSAGE
 
 NotifyCallback = Callable[[str, str], "int | Awaitable[int]"]
 
@@ -58,20 +63,29 @@ class MdnsHandler:
         on_notify: NotifyCallback | None = None,
         keyring: Keyring | None = None,
         enforce_tsig: bool = False,
-        cache: RecordWireCache | None = None,
+        transfers: TransferCache | None = None,
+        max_udp_payload: int = limits.DEFAULT_UDP_PAYLOAD,
+        zones: ZoneCache | None = None,
     ):
+        """``zones``: remembers name → zone between queries (``zonecache``); None: every
+        lookup reads the source.  ``transfers``: keeps rendered AXFR/IXFR answers per zone
+        version (``xfrcache``); None: every transfer reads and renders the zone."""
         self.source = source
         self.default_pool_id = default_pool_id
         self.max_message_size = min(max_message_size, MAX_MESSAGE_SIZE)
         self.on_notify = on_notify
         self.keyring = keyring
         self.enforce_tsig = enforce_tsig
-        self.cache = cache or RecordWireCache()
+        self.transfers = transfers
+        self.max_udp_payload = max_udp_payload
+        self.zones = zones
 
     async def __call__(self, wire: bytes, peer: tuple[str, int], tcp: bool) -> list[bytes]:
         query = await self.parse(wire)
         if query is None:
             return []
+        if limits.unsupported_edns(query):
+            return [self.to_wire(limits.badvers(query, self.max_udp_payload), tcp)]
         try:
             return await self.dispatch(query, peer, tcp)
         except errors.ServiceUnavailable as exc:  # the database is down: no traceback per query
@@ -83,34 +97,8 @@ class MdnsHandler:
 
     # --- parse --------------------------------------------------------------------------------
     async def parse(self, wire: bytes) -> dns.message.Message | None:
-        """The query, or None for anything malformed, unverifiable (TSIG) or not a query.
-
-        A key name not in memory triggers one (rate-limited) keyring reload and a second parse,
-        so a key created a moment ago works at once."""
-        if self.keyring is not None:
-            await self.keyring.refresh()
-        try:
-            message = self._from_wire(wire)
-        except dns.message.UnknownTSIGKey:
-            if self.keyring is None:
-                return None
-            await self.keyring.refresh(force=True)
-            try:
-                message = self._from_wire(wire)
-            except Exception:
-                return None
-        except Exception:
-            return None
-        if message.flags & dns.flags.QR:
-            return None
-        return message
-
-    def _from_wire(self, wire: bytes) -> dns.message.Message:
-        return dns.message.from_wire(wire, keyring=self._key)
-
-    def _key(self, _message: dns.message.Message, name: dns.name.Name) -> dns.tsig.Key | None:
-        entry = self.keyring.lookup(name) if self.keyring is not None else None
-        return entry.key if entry is not None else None
+        """The query, or None for anything malformed, unverifiable (TSIG) or not a query."""
+        return await parse_query(wire, self.keyring)
 
     # --- scope --------------------------------------------------------------------------------
     def scope(self, query: dns.message.Message) -> Scope | None:
@@ -122,7 +110,11 @@ class MdnsHandler:
         return entry.as_scope() if entry is not None else None
 
     async def find_zone(self, name: str, scope: Scope) -> ZoneHead | None:
-        zone = await self.source.find_zone(name, scope.pool_id)
+        if self.zones is None:
+            zone = await self.source.find_zone(name, scope.pool_id)
+        else:
+            zone = await self.zones.find(name, scope.pool_id,
+                                         lambda: self.source.find_zone(name, scope.pool_id))
         if zone is not None and scope.zone_id is not None and zone.id != scope.zone_id:
             return None
         return zone
@@ -180,70 +172,140 @@ class MdnsHandler:
     # --- AXFR / IXFR --------------------------------------------------------------------------
     async def ixfr(self, query: dns.message.Message, scope: Scope, tcp: bool) -> list[bytes]:
         """RFC 1995: up to date → the SOA alone; history reaching the client's serial → the
-        condensed difference; otherwise (or without a serial) a full AXFR-style answer."""
+        condensed difference; otherwise (or without a serial) a full AXFR-style answer.  Over
+        UDP the difference is sent when it fits one datagram, else the SOA alone (§2), which
+        makes the client retry over TCP."""
         zone = await self.find_zone(query.question[0].name.canonicalize().to_text(), scope)
         if zone is None:
             return self.error(query, dns.rcode.REFUSED, tcp)
         since = incremental.requested_serial(query)
-        soa = next(iter(await self.source.rrset(zone.id, zone.name, "SOA")), None)
+        soa = await self._soa(zone)
         current = _soa_serial(soa)
         if soa is None or current is None:
             return await self.axfr(query, scope, tcp, zone)
-        if since is not None and not serial_gt(current, since):
-            return self.xfr_over_udp(query, soa)
-        if not tcp:
+        if not tcp and (since is None or not serial_gt(current, since)):
             return self.xfr_over_udp(query, soa)
         if since is None:
             return await self.axfr(query, scope, tcp, zone)
+        if not serial_gt(current, since):
+            return self.xfr_over_udp(query, soa)
+        key = self._key(query, "IXFR", zone, soa, since) if tcp else None
+        sections = self._cached(key)
+        if sections is not None:
+            return self._assemble(query, sections)
         history = getattr(self.source, "zone_changes", None)
         deltas = await history(zone.id, since) if history is not None else None
-        if not incremental.complete_chain(deltas, since, current):
+        wire = ZoneWire(zone.name)
+        soa_wire = wire.wire(soa)
+        old_soa_wire = _soa_wire_with_serial(wire, soa, since)
+        old_soa_data = _soa_data_with_serial(soa, since)
+        if (not incremental.complete_chain(deltas, since, current) or soa_wire is None
+                or old_soa_wire is None or old_soa_data is None):
+            if not tcp:  # a full transfer never fits a datagram: do not even read the zone
+                return self.xfr_over_udp(query, soa)
             return await self.axfr(query, scope, tcp, zone)
         removed, added = incremental.condense(deltas or [])
-        soa_wire = self.cache.wire(soa)
-        old_soa_wire = _soa_wire_with_serial(self.cache, soa, since)
-        if soa_wire is None or old_soa_wire is None:
-            return await self.axfr(query, scope, tcp, zone)
-        body = [soa_wire, old_soa_wire, *self._wires(removed), soa_wire, *self._wires(added),
+        body = [soa_wire, old_soa_wire, *wire.wires(removed), soa_wire, *wire.wires(added),
                 soa_wire]
-        return self._pack(query, zone, body, tcp)
+        if not tcp:
+            old_soa = dataclasses.replace(soa, data=old_soa_data)
+            return self.ixfr_over_udp(query, soa, [soa, old_soa, *removed, soa, *added, soa],
+                                      sum(map(len, body)))
+        return self._pack(query, zone, key, body, tcp)
+
+    def ixfr_over_udp(self, query: dns.message.Message, soa: ServedRecord,
+                      records: list[ServedRecord], body_size: int) -> list[bytes]:
+        """The difference in one datagram when it fits the UDP limit, else the SOA alone.
+
+        ``body_size`` (the RRs' uncompressed size) rules out a large difference before any of
+        it is rendered; rendering then decides exactly, compression, OPT and TSIG included."""
+        response = self.response(query)
+        limit = limits.limit_for(response, False, self.max_udp_payload)
+        if body_size <= 2 * limit:
+            for record in records:
+                rrset = render_rrset(dns.name.from_text(record.name), [record])
+                if rrset is None:
+                    return self.xfr_over_udp(query, soa)
+                response.answer.append(rrset)
+            try:
+                return [response.to_wire(max_size=limit)]
+            except dns.exception.TooBig:
+                pass
+        return self.xfr_over_udp(query, soa)
 
     async def axfr(self, query: dns.message.Message, scope: Scope, tcp: bool,
                    zone: ZoneHead | None = None) -> list[bytes]:
-        """SOA, every record, SOA — split over as many messages as ``max_message_size`` needs."""
+        """SOA, every record, SOA — split over as many messages as ``max_message_size`` needs;
+        rendered once per version of the zone when a transfer cache is configured."""
         if zone is None:
             zone = await self.find_zone(query.question[0].name.canonicalize().to_text(), scope)
         if zone is None:
             return self.error(query, dns.rcode.REFUSED, tcp)
+        soa = await self._soa(zone)
+        if soa is not None and not tcp:
+            return self.xfr_over_udp(query, soa)
+        sections = self._cached(self._key(query, "AXFR", zone, soa) if soa is not None else None)
+        if sections is not None:
+            return self._assemble(query, sections)
         records = await self.source.zone_records(zone.id)
         soa = next((r for r in records if r.type == "SOA"), None)
-        soa_wire = self.cache.wire(soa) if soa is not None else None
+        wire = ZoneWire(zone.name)
+        soa_wire = wire.wire(soa) if soa is not None else None
         if soa is None or soa_wire is None:
             log.error("zone %s has no servable SOA; transfer refused", zone.name)
             return self.error(query, dns.rcode.SERVFAIL, tcp)
         if not tcp:
             return self.xfr_over_udp(query, soa)
-        body = [soa_wire, *self._wires(r for r in records if r.type != "SOA"), soa_wire]
-        return self._pack(query, zone, body, tcp)
+        body = [soa_wire, *wire.wires(r for r in records if r.type != "SOA"), soa_wire]
+        return self._pack(query, zone, self._key(query, "AXFR", zone, soa), body, tcp)
 
-    def _wires(self, records) -> list[bytes]:  # noqa: ANN001 - any iterable of ServedRecord
-        """Wire RRs of the records; an unrenderable stored record is left out, never fatal."""
-        wire_of = self.cache.wire
-        return [rr for rr in map(wire_of, records) if rr is not None]
+    async def _soa(self, zone: ZoneHead) -> ServedRecord | None:
+        """The zone's SOA as stored now: its serial says which version a transfer is."""
+        return next(iter(await self.source.rrset(zone.id, zone.name, "SOA")), None)
 
-    def _pack(self, query: dns.message.Message, zone: ZoneHead, body: list[bytes],
-              tcp: bool) -> list[bytes]:
-        question = query.question[0]
-        flags = dns.flags.QR | dns.flags.AA | (query.flags & dns.flags.RD)
-        signer = None
-        if query.had_tsig and isinstance(query.keyring, dns.tsig.Key):
-            signer = TsigSigner(query.keyring, query.mac or b"", query.id)
+    def _key(self, query: dns.message.Message, kind: str, zone: ZoneHead, soa: ServedRecord,
+             since: int | None = None) -> tuple | None:
+        """What a rendered transfer depends on: the zone's version (its whole SOA, serial
+        included) and the room per message (message size, question length, TSIG reserve)."""
+        if self.transfers is None:
+            return None
+        return (kind, zone.id, soa.name.lower(), soa.ttl, soa.data, since,
+                room_for(self._question(query), self.max_message_size, self._signer(query)))
+
+    def _cached(self, key: tuple | None) -> Sections | None:
+        return self.transfers.get(key) if key is not None and self.transfers is not None else None
+
+    def _pack(self, query: dns.message.Message, zone: ZoneHead, key: tuple | None,
+              body: list[bytes], tcp: bool) -> list[bytes]:
+        signer = self._signer(query)
         try:
-            return pack(query.id, flags, (question.name, question.rdtype, question.rdclass),
-                        body, self.max_message_size, signer)
+            sections = split(body, room_for(self._question(query), self.max_message_size, signer))
         except RecordTooBig as exc:
             log.error("transfer of %s impossible: %s", zone.name, exc)
             return self.error(query, dns.rcode.SERVFAIL, tcp)
+        if key is not None and self.transfers is not None:
+            self.transfers.put(key, sections)
+        return self._assemble(query, sections, signer)
+
+    def _assemble(self, query: dns.message.Message, sections: Sections,
+                  signer: TsigSigner | None = None) -> list[bytes]:
+        """Header and question for this asker around the sections, signed per message when
+        the query was."""
+        flags = dns.flags.QR | dns.flags.AA | (query.flags & dns.flags.RD)
+        return assemble(query.id, flags, self._question(query), sections, self.max_message_size,
+                        signer or self._signer(query))
+
+    @staticmethod
+    def _question(query: dns.message.Message) -> tuple[dns.name.Name, int, int]:
+        question = query.question[0]
+        return question.name, question.rdtype, question.rdclass
+
+    @staticmethod
+    def _signer(query: dns.message.Message) -> TsigSigner | None:
+        """A fresh signer per answer: the MAC chain starts from this query's MAC."""
+        if query.had_tsig and isinstance(query.keyring, dns.tsig.Key):
+            return TsigSigner(query.keyring, query.mac or b"", query.id)
+        return None
 
     def xfr_over_udp(self, query: dns.message.Message, soa: ServedRecord) -> list[bytes]:
         """Only the SOA over UDP (RFC 1995 §2: the client retries over TCP); AXFR also sets TC.
@@ -272,25 +334,18 @@ class MdnsHandler:
 
     # --- rendering ----------------------------------------------------------------------------
     def response(self, query: dns.message.Message) -> dns.message.Message:
-        response = dns.message.make_response(query, our_payload=1232)
+        response = dns.message.make_response(query, our_payload=self.max_udp_payload)
         response.flags |= dns.flags.AA
         return response
 
     def error(self, query: dns.message.Message, rcode: int, tcp: bool) -> list[bytes]:
-        response = dns.message.make_response(query, our_payload=1232)
+        response = dns.message.make_response(query, our_payload=self.max_udp_payload)
         response.set_rcode(rcode)
         return [self.to_wire(response, tcp)]
 
     def to_wire(self, response: dns.message.Message, tcp: bool) -> bytes:
-        """TCP answers may use the whole message size; UDP ones what the client advertised."""
-        if tcp:
-            max_size = self.max_message_size
-        elif response.request_payload:
-            max_size = max(UDP_DEFAULT_SIZE, min(response.request_payload, MAX_MESSAGE_SIZE))
-        else:
-            max_size = UDP_DEFAULT_SIZE
-        return response.to_wire(max_size=max_size, prefer_truncation=True)
-
+        """TCP answers may use the whole message size; UDP ones min(client's, our) payload."""
+        return limits.render(response, tcp, self.max_udp_payload, self.max_message_size)
 
 def _soa_serial(soa: ServedRecord | None) -> int | None:
     if soa is None:
@@ -301,11 +356,19 @@ def _soa_serial(soa: ServedRecord | None) -> int | None:
         return None
 
 
-def _soa_wire_with_serial(cache: RecordWireCache, soa: ServedRecord, serial: int) -> bytes | None:
+def _soa_data_with_serial(soa: ServedRecord, serial: int) -> str | None:
+    """The SOA's rdata text with another serial (the old version's SOA in an IXFR answer)."""
+    try:
+        return render_rdata(soa).replace(serial=serial).to_text()
+    except Exception:
+        return None
+
+
+def _soa_wire_with_serial(wire: ZoneWire, soa: ServedRecord, serial: int) -> bytes | None:
     """The SOA as it was at ``serial`` for the start of a deletion sequence (RFC 1995 §4: only
     its serial identifies the old version)."""
     try:
         rdata = render_rdata(soa).replace(serial=serial)
     except Exception:
         return None
-    return rr_wire(cache.owner_wire(soa.name), soa.ttl, rdata)
+    return wire.rr(soa.name, soa.ttl, rdata)

@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from oslo_config import cfg
 
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
+
+if TYPE_CHECKING:
+    import httpx
 
 LOG = logging.getLogger(__name__)
 GROUP = "network_api:neutron"
@@ -74,6 +76,10 @@ async def list_floatingips(conf: cfg.ConfigOpts, ctx: RequestContext,
 
 
 def _client(conf: cfg.ConfigOpts) -> httpx.AsyncClient:
+    """httpx is imported here, on the first Neutron call: it brings ~6 MB of modules (and rich,
+    when installed) that an embedded server without Neutron never needs."""
+    import httpx
+
     opts = conf[GROUP]
     verify: bool | str = not opts.insecure
     if verify and opts.ca_certificates_file:
@@ -84,6 +90,8 @@ def _client(conf: cfg.ConfigOpts) -> httpx.AsyncClient:
 
 async def _list_one(http: httpx.AsyncClient, ctx: RequestContext, region: str,
                     url: str) -> list[FloatingIP]:
+    import httpx  # loaded by _client already
+
     headers = {"Accept": "application/json"}
     if ctx.auth_token:
         headers["X-Auth-Token"] = ctx.auth_token

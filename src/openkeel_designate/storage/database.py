@@ -141,6 +141,11 @@ class Database:
         await self.engine.dispose()
 
 
+async def flush(session: AsyncSession) -> None:
+    """Write what the transaction holds so far: the next query sees it, a clash raises here."""
+    await session.flush()
+
+
 def _unavailable(exc: Exception) -> errors.ServiceUnavailable:
     """The database is down or restarting: clients get a 503 to retry, not a 500."""
     LOG.warning("database unavailable: %s", exc)

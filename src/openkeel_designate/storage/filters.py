@@ -7,7 +7,8 @@ Pagination is keyset-friendly: the marker row's sort values bound the next page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, false, func, or_, select, tuple_, union_all
@@ -15,18 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from openkeel_designate.domain import errors
-
-
-@dataclass
-class Page:
-    """What a list call asks for: criteria are already column-name → raw string."""
-
-    criteria: dict[str, str] = field(default_factory=dict)
-    limit: int | None = None
-    marker: str | None = None
-    sort_key: str | None = None
-    sort_dir: str = "asc"
+from openkeel_designate.domain import errors, names
+from openkeel_designate.domain.paging import Page
 
 
 def criterion(column: Any, raw: str) -> ColumnElement[bool]:
@@ -73,8 +64,25 @@ def _typed(column: Any, value: str) -> Any:
 
 def apply_criteria(query: Select, model: Any, criteria: dict[str, str]) -> Select:
     for name, raw in criteria.items():
-        query = query.where(criterion(getattr(model, name), raw))
+        column, fold = _filter_column(model, name)
+        query = query.where(criterion(column, fold(str(raw)) if fold else raw))
     return query
+
+
+# Names that match without regard to case, as Designate's MariaDB collation matches them:
+# zones and recordsets through their stored ``name_key`` (indexed, migration 0005), the plain
+# admin rows through ``lower()`` (small tables).
+_FOLDED = frozenset({("tlds", "name"), ("tsigkeys", "name"), ("blacklists", "pattern")})
+
+
+def _filter_column(model: Any, name: str) -> tuple[Any, Callable[[str], str] | None]:
+    """The column a filter compares, and how its value is folded to compare with it."""
+    if name == "name" and hasattr(model, "name_key"):
+        return model.name_key, names.key
+    column = getattr(model, name)
+    if (getattr(model, "__tablename__", None), name) in _FOLDED:
+        return func.lower(column), names.key
+    return column, None
 
 
 async def paginate(session: AsyncSession, query: Select, model: Any, page: Page,
@@ -128,9 +136,11 @@ def _paged(query: Select, model: Any, keys: list[str], page: Page,
 
 
 def _sort_expression(model: Any, key: str) -> Any:
-    """Names sort case-insensitively on every engine (as on Designate's MariaDB collation)."""
+    """Names sort case-insensitively on every engine, as on Designate's MariaDB collation,
+    which folds to upper case: ``_sip`` sorts after ``www`` there (``_`` > ``Z``), so upper()
+    and not lower() (which would put ``_`` before the letters)."""
     column = getattr(model, key)
-    return func.lower(column) if key in ("name", "email") else column
+    return func.upper(column) if key in ("name", "email") else column
 
 
 async def _marker_bound(session: AsyncSession, model: Any, keys: list[str],

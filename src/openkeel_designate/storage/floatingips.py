@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.domain import names
 from openkeel_designate.storage.models import Record, Zone
 from openkeel_designate.storage.zones import LIVE
 
@@ -35,8 +36,8 @@ async def ptr_record(session: AsyncSession, region: str, fip_id: str,
 
 
 async def zone_named(session: AsyncSession, name: str, tenant_id: str) -> Zone | None:
-    """The live zone of that exact name owned by ``tenant_id`` (the reverse zone's owner)."""
-    query = select(Zone).where(Zone.deleted == LIVE, Zone.name == name,
+    """The live zone of that name (in any case) owned by ``tenant_id`` (the reverse zone's owner)."""
+    query = select(Zone).where(Zone.deleted == LIVE, Zone.name_key == names.key(name),
                                Zone.tenant_id == tenant_id).order_by(Zone.created_at)
     return (await session.execute(query.limit(1))).scalar_one_or_none()
 

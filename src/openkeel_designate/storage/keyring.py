@@ -15,8 +15,8 @@ import time
 import dns.name
 from sqlalchemy import select
 
+from openkeel_designate.dnswire.tsig import KeyEntry, make_entry
 from openkeel_designate.domain import errors
-from openkeel_designate.mdns.tsig import KeyEntry, make_entry
 from openkeel_designate.storage import catalogzones
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import PoolCatalogZone, TsigKey

@@ -32,6 +32,8 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
+from openkeel_designate.domain import names
+
 # Microsecond timestamps everywhere (MariaDB's DATETIME drops them by default, which breaks
 # Designate's created_at ordering and rendering).
 Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb")
@@ -125,11 +127,22 @@ class PoolAlsoNotify(_Timestamps, Base):
     port: Mapped[int] = mapped_column(Integer)
 
 
+def name_key_default(context: DefaultExecutionContext) -> str:
+    """``name_key`` of a zone or recordset insert that does not set it: its name, case-folded.
+
+    A column default rather than code at each insert, so that every writer (ORM flushes, bulk
+    imports, secondary transfers) fills the column the unique constraints are on
+    (``domain/names.py``, migration 0005). Names never change after insert.
+    """
+    return names.key(context.get_current_parameters()["name"])
+
+
 # --- zones -------------------------------------------------------------------------------------
 class Zone(_Timestamps, Base):
     __tablename__ = "zones"
     __table_args__ = (
-        UniqueConstraint("name", "pool_id", "deleted", name="uq_zones_name_pool_deleted"),
+        # Names are unique without regard to case, on every engine (migration 0005).
+        UniqueConstraint("name_key", "pool_id", "deleted", name="uq_zones_name_key_pool_deleted"),
         # A project's zone list in (created_at, id) order and its keyset bound (migration 0004).
         Index("ix_zones_tenant_deleted_created_id", "tenant_id", "deleted", "created_at", "id"),
         Index("ix_zones_status_lease", "status", "lease_expires_at"),
@@ -143,6 +156,7 @@ class Zone(_Timestamps, Base):
     shard: Mapped[int] = mapped_column(Integer)
     tenant_id: Mapped[str | None] = mapped_column(String(36))
     name: Mapped[str] = mapped_column(String(255))
+    name_key: Mapped[str] = mapped_column(String(255), default=name_key_default)
     email: Mapped[str] = mapped_column(String(255))
     ttl: Mapped[int] = mapped_column(Integer)
     refresh: Mapped[int] = mapped_column(Integer)
@@ -168,6 +182,9 @@ class Zone(_Timestamps, Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime | None] = mapped_column(Timestamp)
     error_reason: Mapped[str | None] = mapped_column(Text)
+    # The first write the nameservers do not serve yet (None once served): propagation time and
+    # the age of the oldest pending change are measured from it (migration 0006).
+    pending_since: Mapped[datetime | None] = mapped_column(Timestamp)
 
 
 class ZoneAttribute(_Timestamps, Base):
@@ -210,11 +227,11 @@ class SharedZone(_Timestamps, Base):
 class RecordSet(_Timestamps, Base):
     __tablename__ = "recordsets"
     __table_args__ = (
-        UniqueConstraint("zone_id", "name", "type", name="uq_recordsets_zone_name_type"),
+        UniqueConstraint("zone_id", "name_key", "type", name="uq_recordsets_zone_name_key_type"),
         # One zone's list, and the cross-zone list of a project's zones (migration 0004).
         Index("ix_recordsets_zone_created_id", "zone_id", "created_at", "id"),
         Index("ix_recordsets_zone_tenant_created_id", "zone_tenant_id", "created_at", "id"),
-        Index("ix_recordsets_name_type", "name", "type"),
+        Index("ix_recordsets_name_key_type", "name_key", "type"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     version: Mapped[int] = mapped_column(Integer, default=1)
@@ -225,6 +242,7 @@ class RecordSet(_Timestamps, Base):
     # cross-zone list; see ``storage/recordsets.py`` and ``fill_zone_owners`` below.
     zone_tenant_id: Mapped[str | None] = mapped_column(String(36), default=zone_owner_default)
     name: Mapped[str] = mapped_column(String(255))
+    name_key: Mapped[str] = mapped_column(String(255), default=name_key_default)
     type: Mapped[str] = mapped_column(String(16))
     ttl: Mapped[int | None] = mapped_column(Integer)
     description: Mapped[str | None] = mapped_column(String(160))
@@ -424,3 +442,43 @@ def _session_zone_owner(session: Session, owners: dict[str, str | None],
         return owners[zone_id]
     zone = session.identity_map.get(session.identity_key(Zone, zone_id)) if zone_id else None
     return zone.tenant_id if isinstance(zone, Zone) else None
+
+
+class ZonePropagation(Base):
+    """What the worker (or a propagation request) last saw of one zone on one server.
+
+    ``kind`` is ``nameserver`` (SOA polled: ``serial``, status IN_SYNC / BEHIND / UNREACHABLE)
+    or ``target`` (a backend applied to: status OK / FAILED).  ``since`` is when the status
+    last changed, ``checked_at`` when it was last seen.  One row per server, overwritten.
+    """
+
+    __tablename__ = "zone_propagation"
+    __table_args__ = (UniqueConstraint("zone_id", "kind", "host", "port",
+                                       name="uq_zone_propagation_server"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))
+    host: Mapped[str] = mapped_column(String(255))
+    port: Mapped[int] = mapped_column(Integer)
+    target_type: Mapped[str | None] = mapped_column(String(32))
+    serial: Mapped[int | None] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    last_error: Mapped[str | None] = mapped_column(Text)
+    since: Mapped[datetime] = mapped_column(Timestamp)
+    checked_at: Mapped[datetime] = mapped_column(Timestamp)
+
+
+class ChangeBatch(Base):
+    """One applied ``POST /v2/zones/{id}/changes`` (extension): kept so its id can be asked.
+
+    Its status is not stored: ``change_seq`` is the zone's write counter after the batch, and
+    the zone reaching ACTIVE at or past that counter is what "served" means (migration 0007).
+    """
+
+    __tablename__ = "change_batches"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"), index=True)
+    tenant_id: Mapped[str | None] = mapped_column(String(36))
+    change_seq: Mapped[int] = mapped_column(Integer)
+    changes: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage import catalogzones
+from openkeel_designate.storage.filters import apply_criteria, paginate
 from openkeel_designate.storage.models import (
     Pool,
     PoolAlsoNotify,
@@ -20,6 +23,7 @@ from openkeel_designate.storage.models import (
     PoolTargetOption,
     TsigKey,
     Zone,
+    utcnow,
 )
 from openkeel_designate.storage.zones import LIVE
 
@@ -142,6 +146,61 @@ async def replace_attributes(session: AsyncSession, pool_id: str, values: dict[s
 async def delete_pool(session: AsyncSession, pool_id: str) -> None:
     await clear_parts(session, pool_id)
     await session.execute(delete(Pool).where(Pool.id == pool_id))
+
+
+async def insert(session: AsyncSession, name: str, description: str | None,
+                 tenant_id: str | None, attributes: dict[str, str],
+                 ns_records: list[tuple[int, str]]) -> Pool:
+    """A pool made through the (deprecated) API: NS records and attributes, no targets."""
+    pool = Pool(name=name, description=description, tenant_id=tenant_id, created_at=utcnow())
+    session.add(pool)
+    await session.flush()
+    session.add_all(PoolAttribute(pool_id=pool.id, key=key, value=value)
+                    for key, value in attributes.items())
+    session.add_all(PoolNsRecord(pool_id=pool.id, priority=priority, hostname=hostname)
+                    for priority, hostname in ns_records)
+    await session.flush()
+    return pool
+
+
+async def write_definition(session: AsyncSession, definition: dict[str, Any],
+                           pool: Pool | None = None) -> str:
+    """A pool as pools.yaml defines it, every part rewritten; its id."""
+    if pool is None:
+        pool = Pool(created_at=None)
+        if definition.get("id"):
+            pool.id = definition["id"]
+        session.add(pool)
+    pool.name = definition["name"]
+    pool.description = definition.get("description")
+    pool.updated_at = utcnow()
+    await session.flush()
+    await clear_parts(session, pool.id)
+    for key, value in (definition.get("attributes") or {}).items():
+        session.add(PoolAttribute(pool_id=pool.id, key=str(key), value=str(value)))
+    for ns in definition.get("ns_records") or []:
+        session.add(PoolNsRecord(pool_id=pool.id, priority=int(ns.get("priority", 1)),
+                                 hostname=ns["hostname"], created_at=utcnow()))
+    for ns in definition.get("nameservers") or []:
+        session.add(PoolNameserver(pool_id=pool.id, host=ns["host"], port=int(ns.get("port", 53)),
+                                   created_at=utcnow()))
+    for notify in definition.get("also_notifies") or []:
+        session.add(PoolAlsoNotify(pool_id=pool.id, host=notify["host"],
+                                   port=int(notify.get("port", 53))))
+    for target_def in definition.get("targets") or []:
+        target = PoolTarget(pool_id=pool.id, type=target_def["type"],
+                            description=target_def.get("description"),
+                            tsigkey_id=target_def.get("tsigkey_id"), created_at=utcnow())
+        session.add(target)
+        await session.flush()
+        for key, value in (target_def.get("options") or {}).items():
+            session.add(PoolTargetOption(pool_target_id=target.id, key=str(key), value=str(value)))
+        for master in target_def.get("masters") or []:
+            session.add(PoolTargetMaster(pool_target_id=target.id, host=master["host"],
+                                         port=int(master.get("port", 5354))))
+    await catalogzones.write(session, pool.id, definition.get("catalog_zone"))
+    await session.flush()
+    return pool.id
 
 
 async def has_pool_tsigkey(session: AsyncSession, pool_id: str) -> bool:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterable
 
 from sqlalchemy import Select, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, criterion, paginate_union
-from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone
+from openkeel_designate.domain import names
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
+from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone, new_id, utcnow
 from openkeel_designate.storage.zones import LIVE
 
 # Filters that match individual records rather than the recordset row.
@@ -20,18 +23,55 @@ def record_hash(recordset_id: str, data: str) -> str:
     return hashlib.md5(f"{recordset_id}:{data}".encode()).hexdigest()
 
 
+def new_recordset(zone: Zone, name: str, rtype: str, ttl: int | None = None,
+                  description: str | None = None, tenant_id: str | None = None) -> RecordSet:
+    """A recordset row of ``zone`` (not yet in any session): the shard and owner come with it."""
+    return RecordSet(
+        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=tenant_id or zone.tenant_id,
+        name=name, type=rtype, ttl=ttl, description=description, reverse_name=name[::-1],
+        version=1, created_at=utcnow(),
+    )
+
+
+def new_record(zone: Zone, recordset: RecordSet, data: str, *, managed: bool = False,
+               action: str = "CREATE") -> Record:
+    """A PENDING record row; the worker gives it a serial once it is pushed."""
+    return Record(
+        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=recordset.tenant_id,
+        recordset_id=recordset.id, data=data, hash=record_hash(recordset.id, data),
+        managed=managed, status="PENDING", action=action, serial=None, version=1,
+        created_at=utcnow(),
+    )
+
+
+async def insert(session: AsyncSession, recordsets: Iterable[RecordSet]) -> None:
+    """Recordset rows written at once: the records added next reference them."""
+    session.add_all(recordsets)
+    await session.flush()
+
+
+def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:
+    """Records joined to the transaction; written with its next flush or its commit."""
+    rows = list(records)
+    session.add_all(rows)
+    return rows
+
+
 async def get(session: AsyncSession, recordset_id: str) -> RecordSet | None:
     return await session.get(RecordSet, recordset_id)
 
 
 async def find_one(session: AsyncSession, zone_id: str, name: str, rtype: str) -> RecordSet | None:
-    query = select(RecordSet).where(RecordSet.zone_id == zone_id, RecordSet.name == name,
-                                    RecordSet.type == rtype)
+    """The recordset of that owner name (in any case) and type in the zone."""
+    query = select(RecordSet).where(RecordSet.zone_id == zone_id,
+                                    RecordSet.name_key == names.key(name), RecordSet.type == rtype)
     return (await session.execute(query)).scalar_one_or_none()
 
 
 async def names_in_zone(session: AsyncSession, zone_id: str, name: str) -> list[RecordSet]:
-    query = select(RecordSet).where(RecordSet.zone_id == zone_id, RecordSet.name == name)
+    """Every recordset of that owner name in the zone, whatever case each was written in."""
+    query = select(RecordSet).where(RecordSet.zone_id == zone_id,
+                                    RecordSet.name_key == names.key(name))
     return list((await session.execute(query)).scalars())
 
 
@@ -108,6 +148,8 @@ async def _zones_shared_with(session: AsyncSession, project_id: str | None) -> l
 def _with_criteria(query: Select, criteria: dict[str, str]) -> Select:
     """Filters on the recordset's columns, and on its records' data and status."""
     plain = {k: v for k, v in criteria.items() if k not in RECORD_FILTERS}
+    if "type" in plain:  # ``type=a`` finds A recordsets, as Designate's MariaDB collation does
+        plain["type"] = str(plain["type"]).upper()
     query = apply_criteria(query, RecordSet, plain)
     for key, column in RECORD_FILTERS.items():
         if key in criteria:

@@ -6,16 +6,53 @@ set of queries serves all three instead of three copies.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, inspect, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.domain import names
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
+from openkeel_designate.storage.models import utcnow
 
 
 async def get(session: AsyncSession, model: type, row_id: str) -> Any | None:
     return await session.get(model, row_id)
+
+
+async def insert(session: AsyncSession, model: type, values: dict[str, Any],
+                 conflict: Exception) -> Any:
+    """A new row of ``model``, written at once so that a clash raises ``conflict`` here."""
+    row = model(**values, created_at=utcnow())
+    session.add(row)
+    await _flush(session, conflict)
+    return row
+
+
+async def update(session: AsyncSession, row: Any, values: dict[str, Any],
+                 conflict: Exception) -> Any:
+    """``values`` written onto ``row``, its version and update time moved on."""
+    for key, value in values.items():
+        setattr(row, key, value)
+    row.version = (row.version or 0) + 1
+    row.updated_at = utcnow()
+    await _flush(session, conflict)
+    return row
+
+
+async def delete(session: AsyncSession, row: Any) -> None:
+    await session.delete(row)
+
+
+async def _flush(session: AsyncSession, conflict: Exception) -> None:
+    """A concurrent insert (or a case-insensitive collation) surfaces here as ``conflict``."""
+    try:
+        await session.flush()
+    except IntegrityError as exc:
+        raise conflict from exc
 
 
 async def find(session: AsyncSession, model: type, page: Page) -> list[Any]:
@@ -25,8 +62,45 @@ async def find(session: AsyncSession, model: type, page: Page) -> list[Any]:
 
 async def taken(session: AsyncSession, model: type, column: str, value: Any,
                 exclude_id: str | None = None) -> bool:
-    """True when another row already holds ``value`` in the unique ``column``."""
-    query = select(model.id).where(getattr(model, column) == value)
+    """True when another row already holds ``value`` in the unique ``column``, in any case.
+
+    TLD names, TSIG key names and blacklist patterns are unique without regard to case, as on
+    Designate's MariaDB collation (``COM`` after ``com`` is 409 ``duplicate_tld``).
+    """
+    held = getattr(model, column)
+    if isinstance(value, str):
+        query = select(model.id).where(func.lower(held) == names.key(value))
+    else:
+        query = select(model.id).where(held == value)
     if exclude_id is not None:
         query = query.where(model.id != exclude_id)
     return (await session.execute(query.limit(1))).first() is not None
+
+
+def columns(row: Any) -> dict[str, Any]:
+    """A row's stored fields by column name: what a notification carries, read without SQL."""
+    return {column.key: getattr(row, column.key) for column in inspect(row).mapper.column_attrs}
+
+
+_SNAPSHOTS: dict[type, tuple[type, tuple[str, ...]]] = {}
+
+
+def snapshot(row: Any) -> Any:
+    """A frozen copy of the row's columns, under the same names.
+
+    What central hands to the API instead of the row: it reads like the row, but cannot load
+    lazily, be written to, or be flushed by a session it outlives.
+    """
+    model = type(row)
+    known = _SNAPSHOTS.get(model)
+    if known is None:
+        keys = tuple(column.key for column in inspect(model).column_attrs)
+        kind = dataclasses.make_dataclass(f"{model.__name__}Data", keys, frozen=True, slots=True)
+        known = _SNAPSHOTS[model] = (kind, keys)
+    kind, keys = known
+    return kind(*(getattr(row, key) for key in keys))
+
+
+def is_snapshot(value: Any) -> bool:
+    """Whether ``value`` is a frozen copy made by ``snapshot`` (a notification reads it as a row)."""
+    return any(type(value) is kind for kind, _ in _SNAPSHOTS.values())

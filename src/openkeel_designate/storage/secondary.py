@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.domain import names
 from openkeel_designate.storage.models import Record, RecordSet, Zone, ZoneMaster, new_id, utcnow
 from openkeel_designate.storage.recordsets import record_hash
 from openkeel_designate.storage.zones import LIVE
@@ -16,7 +17,7 @@ from openkeel_designate.storage.zones import LIVE
 async def by_name(session: AsyncSession, name: str) -> list[tuple[Zone, list[tuple[str, int]]]]:
     """Live SECONDARY zones called ``name`` (any pool), with their masters."""
     zones = list((await session.execute(select(Zone).where(
-        func.lower(Zone.name) == name.lower(), Zone.deleted == LIVE, Zone.type == "SECONDARY",
+        Zone.name_key == names.key(name), Zone.deleted == LIVE, Zone.type == "SECONDARY",
         Zone.action != "DELETE"))).scalars())
     result = []
     for zone in zones:

@@ -5,24 +5,26 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
-from openkeel_designate.storage.models import ServiceStatus, utcnow
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
+from openkeel_designate.storage.models import ServiceStatus, new_id, utcnow
+from openkeel_designate.storage.upsert import insert_if_absent
 
 
 async def upsert(session: AsyncSession, service_name: str, hostname: str, status: str) -> None:
-    row = (await session.execute(select(ServiceStatus).where(
-        ServiceStatus.service_name == service_name, ServiceStatus.hostname == hostname)
-    )).scalar_one_or_none()
+    """Record a heartbeat; the row is made on the first one. Processes of one host share the
+    row of a service, and may all make their first heartbeat at the same instant."""
     now = utcnow()
-    if row is None:
-        session.add(ServiceStatus(service_name=service_name, hostname=hostname, status=status,
-                                  heartbeated_at=now, stats=json.dumps({}),
-                                  capabilities=json.dumps({}), created_at=now))
-    else:
-        row.status, row.heartbeated_at, row.updated_at = status, now, now
+    await insert_if_absent(session, ServiceStatus, {
+        "id": new_id(), "service_name": service_name, "hostname": hostname,
+        "status": status, "heartbeated_at": now, "stats": json.dumps({}),
+        "capabilities": json.dumps({}), "created_at": now})
+    await session.execute(update(ServiceStatus).where(
+        ServiceStatus.service_name == service_name, ServiceStatus.hostname == hostname
+    ).values(status=status, heartbeated_at=now, updated_at=now))
 
 
 async def find(session: AsyncSession, page: Page) -> list[ServiceStatus]:

@@ -7,8 +7,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
-from openkeel_designate.storage.models import RecordSet, SharedZone, Zone
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
+from openkeel_designate.storage.models import RecordSet, SharedZone, Zone, new_id, utcnow
 from openkeel_designate.storage.zones import LIVE
 
 
@@ -37,15 +38,19 @@ async def find(session: AsyncSession, zone_id: str, page: Page, *, project_id: s
     return list((await session.execute(paged)).scalars())
 
 
-async def add(session: AsyncSession, share: SharedZone) -> None:
+async def add(session: AsyncSession, zone_id: str, project_id: str | None,
+              target_project_id: str) -> SharedZone:
     """Insert the share; the unique (zone, target) constraint decides duplicates, races too."""
-    if await _exists(session, share.zone_id, share.target_project_id):
+    if await _exists(session, zone_id, target_project_id):
         raise errors.DuplicateSharedZone("Duplicate SharedZone")
+    share = SharedZone(id=new_id(), zone_id=zone_id, project_id=project_id,
+                       target_project_id=target_project_id, created_at=utcnow())
     session.add(share)
     try:
         await session.flush()
     except IntegrityError as exc:
         raise errors.DuplicateSharedZone("Duplicate SharedZone") from exc
+    return share
 
 
 async def _exists(session: AsyncSession, zone_id: str, target_project_id: str) -> bool:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
 from openkeel_designate.storage.models import (
     Record,
     RecordSet,
     Zone,
     ZoneTransferAccept,
     ZoneTransferRequest,
+    new_id,
     utcnow,
 )
 
@@ -91,3 +95,28 @@ async def change_owner(session: AsyncSession, zone: Zone, project_id: str) -> No
     zone.tenant_id = project_id
     zone.version += 1
     zone.updated_at = now
+
+
+async def insert_request(session: AsyncSession, values: dict[str, Any]) -> ZoneTransferRequest:
+    """A new ACTIVE request carrying its secret key, written at once."""
+    request = ZoneTransferRequest(id=new_id(), status="ACTIVE", created_at=utcnow(), **values)
+    session.add(request)
+    await session.flush()
+    return request
+
+
+async def delete_request(session: AsyncSession, request: ZoneTransferRequest) -> None:
+    await session.delete(request)
+
+
+def new_accept(request: ZoneTransferRequest, project_id: str, key: str) -> ZoneTransferAccept:
+    """An ACTIVE accept of ``request`` by ``project_id`` (not yet in any session)."""
+    return ZoneTransferAccept(
+        id=new_id(), zone_transfer_request_id=request.id, zone_id=request.zone_id,
+        tenant_id=project_id, key=key, status="ACTIVE", created_at=utcnow())
+
+
+async def save_accept(session: AsyncSession, accept: ZoneTransferAccept) -> None:
+    """The accept written, new or changed (a failed one is kept in its own transaction)."""
+    session.add(accept)
+    await session.flush()

@@ -11,21 +11,23 @@ arrived meanwhile (``change_seq``).  Each new serial is also appended to the zon
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
-from openkeel_designate.storage.zonesource import served_query
+from openkeel_designate.storage.zonesource import served_query, served_records
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class ClaimedZone:
     hard_delete: bool
     attempts: int
     transferred: bool = False  # SECONDARY: content already pulled from a master once
+    pending_since: datetime | None = None  # first unserved write: propagation is timed from it
+    taken_over: bool = False  # the lease was another worker's, expired (it died or stalled)
 
 
 def _claimable(now):
@@ -55,14 +59,15 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int) -> lis
     """Up to ``limit`` zones now owned by ``owner``, each prepared with its new serial."""
     now = utcnow()
     async with db.read() as session:
-        candidates = list((await session.execute(
-            select(Zone.id).where(_claimable(now)).order_by(Zone.updated_at).limit(limit)
-        )).scalars())
+        candidates = (await session.execute(
+            select(Zone.id, Zone.lease_owner).where(_claimable(now))
+            .order_by(Zone.updated_at).limit(limit))).all()
     claimed = []
-    for zone_id in candidates:
+    for zone_id, previous_owner in candidates:
         result = await db.transaction(lambda s, z=zone_id: _claim_one(s, z, owner, lease_seconds))
         if result is not None:
-            claimed.append(result)
+            taken_over = previous_owner is not None and previous_owner != owner
+            claimed.append(dataclasses.replace(result, taken_over=taken_over))
     return claimed
 
 
@@ -74,6 +79,8 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
     if taken.rowcount != 1:
         return None
     zone = (await session.execute(select(Zone).where(Zone.id == zone_id))).scalar_one()
+    if zone.pending_since is None:  # pending by a path that did not say when (e.g. a refresh)
+        zone.pending_since = now
     if zone.increment_serial and zone.action != "DELETE":
         old_serial = zone.serial
         zone.serial = next_serial(zone.serial, int(time.time()))
@@ -82,23 +89,36 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         await _record_history(session, zone.id, old_serial, zone.serial)
     elif zone.action == "DELETE":
         await zonehistory.forget(session, zone.id)
+    elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
+        await _record_base(session, zone.id, zone.serial)
     await session.execute(update(Record).where(
         Record.zone_id == zone.id, Record.serial.is_(None)).values(serial=zone.serial))
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
-                       zone.transferred_at is not None)
+                       zone.transferred_at is not None, zone.pending_since)
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
                           new_serial: int) -> None:
-    rows = (await session.execute(served_query(zone_id))).all()
-    served = {(n, t, int(ttl), d) for n, t, ttl, d in rows if t != "SOA"}
+    served = await _served_set(session, zone_id)
     await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served)
+
+
+async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None:
+    if await zonehistory.latest_serial(session, zone_id) == serial:
+        return  # a retry: the history already starts here (one indexed read, no zone read)
+    await zonehistory.record_base(session, zone_id, serial, await _served_set(session, zone_id))
+
+
+async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
+    """What mdns serves of the zone now, SOA left out: the content the history compares."""
+    rows = (await session.execute(served_query(zone_id))).all()
+    return {(r.name, r.type, r.ttl, r.data) for r in served_records(rows, zone_id)
+            if r.type != "SOA"}
 
 
 async def _rewrite_soa(session: AsyncSession, zone: Zone) -> None:
     """The SOA record follows the zone's serial and email (never re-flags the zone)."""
-    from openkeel_designate.central.records import soa_data  # rendering rule lives in central
 
     ns = (await pool_store.ns_records(session, [zone.pool_id]))[zone.pool_id]
     soa_set = (await session.execute(select(RecordSet).where(
@@ -128,7 +148,7 @@ async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial
             result = await session.execute(update(Zone).where(
                 Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
             ).values(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
-                     attempts=0, next_attempt_at=None, error_reason=None))
+                     attempts=0, next_attempt_at=None, error_reason=None, pending_since=None))
             done = result.rowcount == 1
         if not done:
             await _release(session, claimed.id, owner)

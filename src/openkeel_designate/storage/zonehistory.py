@@ -52,9 +52,9 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
                         served: set[Row]) -> None:
     """Append the ``old_serial → new_serial`` step given the zone's served set (SOA excluded).
 
-    Without a snapshot at ``old_serial`` (first serial since the history exists, or a serial that
-    moved without a claim) the row is a base: it starts a new chain and IXFR from older serials
-    falls back to AXFR.
+    Without a snapshot at ``old_serial`` (a zone older than the history, or a serial that moved
+    without a claim; a new zone has one from ``record_base``) the row is a base: it starts a new
+    chain and IXFR from older serials falls back to AXFR.
     """
     latest = (await session.execute(
         select(ZoneChange.id, ZoneChange.serial, ZoneChange.snapshot)
@@ -75,6 +75,31 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
                            snapshot=encode_snapshot(served), created_at=utcnow()))
     await session.flush()
     await _prune(session, zone_id)
+
+
+async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row]) -> None:
+    """Start the history at ``serial`` with the zone's served set (SOA excluded).
+
+    Called when a zone goes out without a new serial — its creation or import — and
+    ``latest_serial`` is not already ``serial``, so that the first change after it is already a
+    difference: a secondary that transferred the creation serial then gets that change by IXFR
+    instead of the whole zone again."""
+    await session.execute(update(ZoneChange).where(ZoneChange.zone_id == zone_id,
+                                                   ZoneChange.snapshot.is_not(None))
+                          .values(snapshot=None))
+    session.add(ZoneChange(zone_id=zone_id, serial=serial, from_serial=None,
+                           removed=_text(set()), added=_text(set()),
+                           snapshot=encode_snapshot(served), created_at=utcnow()))
+    await session.flush()
+    await _prune(session, zone_id)
+
+
+async def latest_serial(session: AsyncSession, zone_id: str) -> int | None:
+    """The serial of the zone's newest snapshot (the base of its next difference), or None."""
+    return (await session.execute(
+        select(ZoneChange.serial)
+        .where(ZoneChange.zone_id == zone_id, ZoneChange.snapshot.is_not(None))
+        .order_by(ZoneChange.id.desc()).limit(1))).scalar_one_or_none()
 
 
 async def _prune(session: AsyncSession, zone_id: str) -> None:

@@ -8,7 +8,9 @@ from datetime import datetime
 from sqlalchemy import String, cast, delete, exists, func, literal, or_, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
+from openkeel_designate.domain import names as names_
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
 
 LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
@@ -21,6 +23,24 @@ def _visible(query, project_id: str | None, all_tenants: bool):
         return query
     shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
     return query.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
+
+
+async def insert(session: AsyncSession, values: dict) -> Zone:
+    """A new zone row, written at once: its recordsets, attributes and masters reference it."""
+    zone = Zone(**values, created_at=utcnow())
+    session.add(zone)
+    await session.flush()
+    return zone
+
+
+async def by_id(session: AsyncSession, zone_id: str, *, lock: bool = False) -> Zone | None:
+    """The zone row in whatever state (soft-deleted too), locked when asked."""
+    return await session.get(Zone, zone_id, with_for_update=lock)
+
+
+async def reload(session: AsyncSession, zone: Zone) -> None:
+    """Read the row again after a statement that changed it behind the session's back."""
+    await session.refresh(zone)
 
 
 async def get_with_shared(session: AsyncSession, zone_id: str, *, project_id: str | None,
@@ -80,15 +100,23 @@ async def count_for_project(session: AsyncSession, project_id: str) -> int:
 
 async def related_names(session: AsyncSession, name: str) -> list[Zone]:
     """Live zones equal to, above or below ``name`` (case-insensitive), for ownership rules."""
-    lowered = name.lower()
-    labels = lowered.split(".")
+    folded = names_.key(name)
+    labels = folded.split(".")
     ancestors = [".".join(labels[i:]) for i in range(1, len(labels) - 1)]
     query = select(Zone).where(Zone.deleted == LIVE, or_(
-        func.lower(Zone.name) == lowered,
-        func.lower(Zone.name).in_(ancestors),
-        func.lower(Zone.name).like("%." + lowered),
+        Zone.name_key == folded,
+        Zone.name_key.in_(ancestors),
+        Zone.name_key.like("%." + _like_escaped(folded), escape="/"),
     ))
     return list((await session.execute(query)).scalars())
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` as a literal inside a LIKE pattern: zone names may hold ``_`` (a LIKE wildcard).
+
+    ``/`` escapes, not ``\\``, which MySQL string literals would need escaped once more.
+    """
+    return text.replace("/", "//").replace("%", "/%").replace("_", "/_")
 
 
 async def children(session: AsyncSession, zone_id: str) -> list[Zone]:
@@ -170,10 +198,10 @@ async def replace_masters(session: AsyncSession, zone_id: str,
 
 async def reparent(session: AsyncSession, new_parent: Zone) -> None:
     """Zones of the same pool below ``new_parent`` whose nearest ancestor it now is hang on it."""
-    suffix = "." + new_parent.name.lower()
+    suffix = "." + names_.key(new_parent.name)
     descendants = list((await session.execute(select(Zone).where(
         Zone.deleted == LIVE, Zone.pool_id == new_parent.pool_id, Zone.id != new_parent.id,
-        func.lower(Zone.name).like("%" + suffix)))).scalars())
+        Zone.name_key.like("%" + _like_escaped(suffix), escape="/")))).scalars())
     parent_ids = [z.parent_zone_id for z in descendants if z.parent_zone_id]
     names = dict((await session.execute(select(Zone.id, Zone.name)
                                         .where(Zone.id.in_(parent_ids)))).all()) if parent_ids else {}

@@ -8,14 +8,23 @@ table, this view serves each pool's catalog zone (generated from its members, se
 
 from __future__ import annotations
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, select, union
 
 from openkeel_designate.dnswire.catalog import catalog_records
+from openkeel_designate.dnswire.coherence import coherent
+from openkeel_designate.domain import names
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta, ZoneHead
 from openkeel_designate.storage import catalogzones, zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
-from openkeel_designate.storage.models import Record, RecordSet, Zone, ZoneMaster
+from openkeel_designate.storage.models import (
+    PoolAlsoNotify,
+    PoolNameserver,
+    Record,
+    RecordSet,
+    Zone,
+    ZoneMaster,
+)
 
 
 def served_query(zone_id: str, name: str | None = None, rtype: str | None = None) -> Select:
@@ -26,10 +35,15 @@ def served_query(zone_id: str, name: str | None = None, rtype: str | None = None
              .join(Zone, Zone.id == RecordSet.zone_id)
              .where(RecordSet.zone_id == zone_id, Record.action != "DELETE"))
     if name is not None:
-        query = query.where(func.lower(RecordSet.name) == name.lower())
+        query = query.where(RecordSet.name_key == names.key(name))
     if rtype is not None:
         query = query.where(RecordSet.type == rtype)
     return query
+
+
+def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of served_query
+    """The rows of ``served_query`` as the records served: coherent (``dnswire/coherence``)."""
+    return coherent((ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in rows), zone)
 
 
 class SqlZoneSource:
@@ -37,18 +51,31 @@ class SqlZoneSource:
         self.db = db
 
     async def find_zone(self, name: str, pool_id: str | None) -> ZoneHead | None:
-        query = select(Zone).where(func.lower(Zone.name) == name.lower(),
-                                   Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+        # Columns, not the ORM entity: mdns runs this for every label of every query it has
+        # not remembered, and building ORM rows was a fifth of its time under a query flood.
+        query = (select(Zone.id, Zone.name, Zone.pool_id, Zone.serial, Zone.ttl, Zone.type)
+                 .where(Zone.name_key == names.key(name), Zone.deleted == zone_store.LIVE,
+                        Zone.action != "DELETE"))
         if pool_id is not None:
             query = query.where(Zone.pool_id == pool_id)
         async with self.db.read() as session:
-            zone = (await session.execute(query.limit(1))).scalar_one_or_none()
+            zone = (await session.execute(query.limit(1))).one_or_none()
             if zone is None:
                 return await self._catalog_head(session, name, pool_id)
-            masters = (await session.execute(select(ZoneMaster.host, ZoneMaster.port)
-                                             .where(ZoneMaster.zone_id == zone.id))).all()
+            masters = []
+            if zone.type == "SECONDARY":
+                masters = (await session.execute(select(ZoneMaster.host, ZoneMaster.port)
+                                                 .where(ZoneMaster.zone_id == zone.id))).all()
         return ZoneHead(id=zone.id, name=zone.name, pool_id=zone.pool_id, serial=zone.serial,
                         ttl=zone.ttl, type=zone.type, masters=tuple((h, p) for h, p in masters))
+
+    async def peer_hosts(self) -> list[str]:
+        """Hosts of every pool's nameservers and also-notifies and of the secondary zones'
+        masters: the servers that talk to mdns (as configured; mdns keeps the IP addresses)."""
+        query = union(select(PoolNameserver.host), select(PoolAlsoNotify.host),
+                      select(ZoneMaster.host))
+        async with self.db.read() as session:
+            return sorted((await session.execute(query)).scalars())
 
     async def zone_records(self, zone_id: str) -> list[ServedRecord]:
         if zone_id.startswith(catalogzones.ID_PREFIX):
@@ -70,9 +97,12 @@ class SqlZoneSource:
 
     async def _records(self, zone_id: str, name: str | None = None,
                        rtype: str | None = None) -> list[ServedRecord]:
+        # Every type of the name, so that a CNAME beside other data is seen (dnswire/coherence).
         async with self.db.read() as session:
-            rows = (await session.execute(served_query(zone_id, name, rtype))).all()
-        records = [ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in rows]
+            rows = (await session.execute(served_query(zone_id, name))).all()
+        records = served_records(rows, zone_id)
+        if rtype is not None:
+            records = [r for r in records if r.type == rtype]
         records.sort(key=lambda r: r.type != "SOA")
         return records
 

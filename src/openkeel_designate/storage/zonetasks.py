@@ -12,10 +12,21 @@ from datetime import datetime
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.storage.filters import Page, apply_criteria, paginate
-from openkeel_designate.storage.models import ZoneTask, utcnow
+from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.filters import apply_criteria, paginate
+from openkeel_designate.storage.models import ZoneTask, new_id, utcnow
 
 IMPORT, EXPORT = "IMPORT", "EXPORT"
+
+
+async def insert(session: AsyncSession, task_type: str, tenant_id: str, *,
+                 zone_id: str | None = None, payload: str | None = None) -> ZoneTask:
+    """A new PENDING task, flushed so that its id and times are readable at once."""
+    task = ZoneTask(id=new_id(), version=1, tenant_id=tenant_id, zone_id=zone_id,
+                    task_type=task_type, status="PENDING", payload=payload, created_at=utcnow())
+    session.add(task)
+    await session.flush()
+    return task
 
 
 def _scoped(query, task_type: str | None, project_id: str | None, all_tenants: bool):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from oslo_config import cfg
 
-from openkeel_designate.backends import backend_for
+from openkeel_designate.backends import backend_for, builtin
 from openkeel_designate.backends.base import (
     BackendError,
     PermanentBackendError,
@@ -38,6 +38,7 @@ from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.workqueue import ClaimedZone
 from openkeel_designate.worker import secondary
+from openkeel_designate.worker import observations
 
 LOG = logging.getLogger(__name__)
 SWEEP_SECONDS = 0.5
@@ -84,6 +85,7 @@ class Worker:
         self._pools: dict[str, PoolPlan] = {}
         self._running: set[str] = set()
         self._states: dict[str, dict[str, str]] = {}  # zone id → nameserver → last answer
+        self._seen: dict[str, observations.PushObservations] = {}  # zone id → answers, saved
         self._tasks: set[asyncio.Task] = set()
         self._stopping = False
         worker = conf["service:worker"]
@@ -160,14 +162,18 @@ class Worker:
 
     async def _process(self, claimed: ClaimedZone) -> None:
         keeper = asyncio.create_task(self._keep_lease(claimed))
+        self._seen[claimed.id] = observations.PushObservations(claimed)
+        outcome = "failed"
         try:
             served = await asyncio.wait_for(self._push(claimed), self.deadline)
             finished = await workqueue.complete(self.db, claimed, self.owner, served)
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
+            outcome = "done" if finished else "superseded"
             if finished:
                 await self._announce(claimed)
         except Superseded:
+            outcome = "superseded"
             LOG.info("zone %s %s superseded by a newer change", claimed.name, claimed.action)
             await workqueue.release(self.db, claimed, self.owner)
         except (PushFailed, asyncio.TimeoutError, BackendError) as exc:
@@ -184,6 +190,8 @@ class Worker:
             self._running.discard(claimed.id)
             self._states.pop(claimed.id, None)
             self._wake.set()
+            observations.finished(claimed, claimed.pool_id, outcome)
+            await observations.save(self.db, self._seen.pop(claimed.id))
 
     async def _fail(self, claimed: ClaimedZone, reason: str, retry_in: float) -> None:
         if await workqueue.fail(self.db, claimed, self.owner, reason, retry_in):
@@ -232,13 +240,16 @@ class Worker:
             try:
                 await self._apply_once(backend, target, claimed, ref, catalog)
                 del state[where]
+                self._seen[claimed.id].target(target, None)
                 return
             except PermanentBackendError as exc:
                 state[where] = f"refused: {exc}"
+                self._seen[claimed.id].target(target, exc, permanent=True)
                 raise
             except (BackendError, OSError) as exc:
                 LOG.info("%s for %s: %s (retrying)", where, claimed.name, exc)
                 state[where] = f"failed: {exc}"
+                self._seen[claimed.id].target(target, exc)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
@@ -278,6 +289,7 @@ class Worker:
             answers = await asyncio.gather(*(self._soa(claimed.name, h, p) for h, p in pending))
             for (host, port), result in zip(list(pending), answers):
                 state[f"{host}:{port}"] = _describe(result)
+                self._seen[claimed.id].soa(host, port, result)
                 if delete and result.status == SoaStatus.NO_ZONE:
                     del pending[(host, port)]
                     confirmed.append(0)
@@ -354,7 +366,8 @@ class Worker:
             raise PushFailed(f"pool {pool_id} does not exist")
         targets = [Target(id=t.id, type=t.type, description=t.description,
                           masters=tuple((m.host, m.port) for m in masters),
-                          options=options, tsigkey_id=t.tsigkey_id)
+                          options=builtin.target_options(options, self.conf)
+                          if t.type == "builtin" else options, tsigkey_id=t.tsigkey_id)
                    for t, options, masters in detail.targets]
         plan = PoolPlan(targets=targets,
                         nameservers=[(n.host, n.port) for n in detail.nameservers],

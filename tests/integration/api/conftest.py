@@ -18,6 +18,7 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
+from openkeel_designate.worker import tasks
 from support.databases import empty_database_url
 
 BACKENDS = ("sqlite", "postgresql", "mysql")
@@ -38,13 +39,26 @@ def conf(tmp_path):
 
 
 @pytest.fixture
-async def services(conf, database_url) -> AsyncIterator[Services]:
+async def wired(conf, database_url) -> AsyncIterator[tuple[Services, tasks.TaskRunner]]:
+    """Central on a fresh database, with the zone-task runner a serving process attaches."""
     migrate.upgrade(database_url)
     db = Database(database_url)
     svc = Services(conf=conf, db=db, policy=Policy(conf))
+    runner = tasks.attach(svc)
     await pools.ensure_default_pool(svc)
-    yield svc
+    yield svc, runner
     await db.dispose()
+
+
+@pytest.fixture
+def services(wired) -> Services:
+    return wired[0]
+
+
+@pytest.fixture
+def task_runner(wired) -> tasks.TaskRunner:
+    """Drain it to wait for the imports and exports a test started."""
+    return wired[1]
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import project
+from support.api_errors import assert_error, assert_forbidden
 
 ADMIN = project("bl-admin", "admin")
 MEMBER = project("bl-member")
@@ -63,12 +64,14 @@ async def test_duplicates_listing_and_permissions(client):
                          ("GET", f"/v2/blacklists/{first['id']}"),
                          ("PATCH", f"/v2/blacklists/{first['id']}"),
                          ("DELETE", f"/v2/blacklists/{first['id']}")):
-        response = await client.request(method, path, json={"pattern": "x"}, headers=MEMBER)
-        assert response.status_code == 403, (method, path)
+        assert_forbidden(await client.request(method, path, json={"pattern": "x"},
+                                              headers=MEMBER))
     assert (await client.get("/v2/blacklists/nope", headers=ADMIN)).json()["message"] == \
         "Invalid UUID blacklist_id: nope"
-    assert (await client.get(f"/v2/blacklists/{MISSING}", headers=ADMIN)).status_code == 404
-    assert (await client.put("/v2/blacklists", json={}, headers=ADMIN)).status_code == 405
+    assert_error(await client.get(f"/v2/blacklists/{MISSING}", headers=ADMIN), 404,
+                 "blacklist_not_found", "Could not find Blacklist")
+    assert_error(await client.put("/v2/blacklists", json={}, headers=ADMIN), 405,
+                 "method_not_allowed", None)
 
 
 async def test_blacklisted_zone_names(client):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import project
+from support.api_errors import assert_error
 from support.neutron import NeutronDouble
 
 from openkeel_designate.domain.context import RequestContext
@@ -169,20 +170,20 @@ async def test_body_rules(client, neutron, fip):
     negative = await set_ptr(client, fip, ttl=-1)
     assert (negative.status_code, negative.json()["type"]) == (400, "invalid_object")
     read_only = await set_ptr(client, fip, address="192.0.2.99")
-    assert read_only.status_code == 400
+    assert_error(read_only, 400, "invalid_object", "Provided object does not match schema. "
+                 "Keys ['address'] are not valid for floatingip")
     assert await ptr_recordsets(client) == []
 
 
 # --- who may write -----------------------------------------------------------------------------
 async def test_a_project_cannot_set_or_unset_the_ptr_of_a_floating_ip_it_does_not_own(
         client, neutron, fip):
+    not_associated = f'FloatingIP {fip} in {REGION} is not associated for project "fip-b"'
     response = await set_ptr(client, fip, headers=B, ptrdname="evil.example.org.")
-    assert response.status_code == 404
-    assert response.json()["message"] == \
-        f'FloatingIP {fip} in {REGION} is not associated for project "fip-b"'
+    assert_error(response, 404, "not_found", not_associated)
     assert (await set_ptr(client, fip)).status_code == 202
     unset = await set_ptr(client, fip, headers=B, ptrdname=None)
-    assert unset.status_code == 404
+    assert_error(unset, 404, "not_found", not_associated)
     assert [r["records"] for r in await ptr_recordsets(client)] == [["host.example.org."]]
 
 
@@ -198,7 +199,8 @@ async def test_floating_ips_of_other_projects_are_ignored_even_if_neutron_lists_
         client, neutron, fip):
     neutron.leaky = True
     assert (await client.get(URL, headers=B)).json()["floatingips"] == []
-    assert (await set_ptr(client, fip, headers=B)).status_code == 404
+    assert_error(await set_ptr(client, fip, headers=B), 404, "not_found",
+                 f'FloatingIP {fip} in {REGION} is not associated for project "fip-b"')
 
 
 async def test_a_reader_cannot_set_a_ptr(client, neutron, fip):

@@ -10,6 +10,7 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 
 from conftest import project
+from support.api_errors import assert_forbidden
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -23,7 +24,7 @@ async def test_policy_yaml_overrides_a_default_rule(services, tmp_path):
                                  base_url="http://api.test") as client:
         member = await client.post("/v2/zones", json={"name": "p.example.", "email": "h@p.example"},
                                    headers=project("proj-p"))
-        assert member.status_code == 403
+        assert_forbidden(member)
         admin = await client.post("/v2/zones", json={"name": "p.example.", "email": "h@p.example"},
                                   headers=project("proj-p", "admin"))
         assert admin.status_code == 202

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import project
+from support.api_errors import assert_error, assert_forbidden
 
 ADMIN = project("pool-admin", "admin")
 MEMBER = project("pool-member")
@@ -63,20 +64,20 @@ async def test_update_errors(client):
     assert bad_priority.json()["type"] == "invalid_object"
     not_list = await client.patch(f"/v2/pools/{pool['id']}", json={"ns_records": "ns."},
                                   headers=ADMIN)
-    assert not_list.status_code == 400
-    member = await client.patch(f"/v2/pools/{pool['id']}", json={"description": "x"},
-                                headers=MEMBER)
-    assert member.status_code == 403
+    assert_error(not_list, 400, "invalid_object")
+    assert_forbidden(await client.patch(f"/v2/pools/{pool['id']}", json={"description": "x"},
+                                        headers=MEMBER))
     missing = await client.patch(f"/v2/pools/{MISSING}", json={"description": "x"}, headers=ADMIN)
     assert missing.status_code == 404 and missing.json()["type"] == "pool_not_found"
 
 
 async def test_delete(client):
     pool = await new_pool(client)
-    assert (await client.delete(f"/v2/pools/{pool['id']}", headers=MEMBER)).status_code == 403
+    assert_forbidden(await client.delete(f"/v2/pools/{pool['id']}", headers=MEMBER))
     response = await client.delete(f"/v2/pools/{pool['id']}", headers=ADMIN)
     assert response.status_code == 204 and response.content == b""
-    assert (await client.get(f"/v2/pools/{pool['id']}", headers=ADMIN)).status_code == 404
+    assert_error(await client.get(f"/v2/pools/{pool['id']}", headers=ADMIN), 404, "pool_not_found",
+                 "Could not find Pool")
     again = await client.delete(f"/v2/pools/{pool['id']}", headers=ADMIN)
     assert again.json()["type"] == "pool_not_found"
     assert (await client.delete("/v2/pools/nope", headers=ADMIN)).json()["message"] == \

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import project
+from support.api_errors import assert_error
 
 A = project("proj-rs")
 
@@ -35,7 +36,8 @@ async def test_create_get_update_delete(client, zone_id):
     assert emptied.status_code == 200 and emptied.json()["status"] == "ACTIVE"
     deleted = await client.delete(url, headers=A)
     assert deleted.status_code == 202
-    assert (await client.get(url, headers=A)).status_code == 404
+    assert_error(await client.get(url, headers=A), 404, "recordset_not_found",
+                 "Could not find RecordSet")
 
 
 async def test_empty_recordset_is_201_active(client, zone_id):
@@ -106,3 +108,65 @@ async def test_hide_counts_leaves_total_out_of_recordset_lists(client, zone_id):
     assert hidden.json()["metadata"] == {} and len(hidden.json()["recordsets"]) == 2
     zones = await client.get("/v2/zones", headers={**A, "OpenStack-DNS-Hide-Counts": "true"})
     assert zones.json()["metadata"] == {"total_count": 1}  # Designate hides recordset counts only
+
+
+# --- found by the differential harness (tests/differential) ------------------------------------
+UNKNOWN = "7a1d4b71-5c2f-4e8e-9f6f-0a0b0c0d0e0f"
+
+
+async def test_caa_without_a_value_fails_the_whole_body(client, zone_id):
+    response = await post(client, zone_id, name="caa.rs.example.", type="CAA",
+                          records=['0 issue "ca.example.net"', "0 issue"])
+    assert response.status_code == 400
+    assert response.json()["message"] == ("Provided object is not valid. Got a IndexError error "
+                                          "with message list index out of range")
+    assert "errors" not in response.json()
+    other = await post(client, zone_id, name="caa.rs.example.", type="CAA", records=["0 badtag x"])
+    assert other.json()["errors"]["errors"][0]["validator"] == "format"
+
+
+async def test_unknown_zone_or_recordset_is_recordset_not_found(client, zone_id):
+    for zone in (UNKNOWN, zone_id):
+        url = f"/v2/zones/{zone}/recordsets/{UNKNOWN}"
+        for method in ("GET", "DELETE"):
+            response = await client.request(method, url, headers=A)
+            assert response.status_code == 404, (method, url)
+            assert response.json()["type"] == "recordset_not_found"
+        put = await client.put(url, json={"ttl": 5}, headers=A)
+        assert put.json()["type"] == "recordset_not_found"
+
+
+async def test_missing_name_comes_after_type_and_records(client):
+    empty = await post(client, UNKNOWN)  # the body is judged before the zone is looked up
+    assert empty.status_code == 400
+    assert empty.json()["errors"]["errors"][0]["message"] == "'None' is not a valid record type"
+    bad_record = await post(client, UNKNOWN, type="A", records=["192.0.2.999"])
+    assert bad_record.json()["errors"]["errors"][0]["validator"] == "format"
+    bare = await post(client, UNKNOWN, type="A", records=["192.0.2.9"])
+    assert bare.status_code == 400 and set(bare.json()) == {"code", "type", "request_id"}
+
+
+async def test_svcb_records_of_dns_names_follow_the_doh_rule(client, zone_id):
+    """RFC 9461 §5 as the reference Designate 23.0.0 answers it: a ``_dns`` SVCB record needs
+    its alpn, and a dohpath with h2 or h3; on update too, and a nameless SVCB body fails every
+    record while HTTPS is not concerned."""
+    def refused(response, data: str) -> None:
+        body = assert_error(response, 400, "invalid_object", None)
+        assert body["errors"] == {"errors": [{
+            "path": ["records", 0], "message": f"'{data}' is not a 'SVCB' Record",
+            "validator": "format", "validator_value": ["SVCB"]}]}
+
+    for data in ("1 svc.example.net. alpn=h2", "1 svc.example.net. port=443"):
+        refused(await post(client, zone_id, name="_dns.r.rs.example.", type="SVCB",
+                           records=[data]), data)
+    plain = "1 svc.example.net. alpn=http/1.1"
+    created = await post(client, zone_id, name="_dns.ok.rs.example.", type="SVCB", records=[plain])
+    assert created.status_code == 202
+    url = f"/v2/zones/{zone_id}/recordsets/{created.json()['id']}"
+    h2 = "1 svc.example.net. alpn=h2"
+    refused(await client.put(url, json={"records": [h2]}, headers=A), h2)
+    doh = "1 svc.example.net. alpn=h2 dohpath=/dns-query{?dns}"
+    assert (await client.put(url, json={"records": [doh]}, headers=A)).status_code == 202
+    refused(await post(client, zone_id, type="SVCB", records=[h2]), h2)
+    https = await post(client, zone_id, name="_dns.h.rs.example.", type="HTTPS", records=[h2])
+    assert https.status_code == 202

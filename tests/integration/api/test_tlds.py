@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import project
+from support.api_errors import assert_error
 
 ADMIN = project("tld-admin", "admin")
 MEMBER = project("tld-member")
@@ -72,7 +73,8 @@ async def test_validation(client):
     null = (await create(client, None)).json()
     assert null["message"] == f"{INVALID}Field `name' cannot be None"
     wrong_type = await client.post("/v2/tlds", content=b"x", headers=ADMIN)
-    assert wrong_type.status_code == 415
+    assert_error(wrong_type, 415, "unsupported_content_type",
+                 "Content-type must be application/json")
 
 
 async def test_duplicates(client):
@@ -83,7 +85,7 @@ async def test_duplicates(client):
     assert duplicate.json()["type"] == "duplicate_tld" and duplicate.json()["message"] == \
         "Duplicate Tld"
     renamed = await client.patch(f"/v2/tlds/{second['id']}", json={"name": "dup"}, headers=ADMIN)
-    assert renamed.status_code == 409
+    assert_error(renamed, 409, "duplicate_tld", "Duplicate Tld")
     invalid = await client.patch(f"/v2/tlds/{first['id']}", json={"name": "bad!"}, headers=ADMIN)
     assert invalid.json()["message"] == f"{INVALID}bad! is not a TLD"
     read_only = await client.patch(f"/v2/tlds/{first['id']}", json={"id": second["id"]},
@@ -104,7 +106,7 @@ async def test_admin_only_and_path_errors(client):
     bad = await client.get("/v2/tlds/xyz", headers=ADMIN)
     assert bad.json()["message"] == "Invalid UUID tld_id: xyz"
     missing = await client.patch(f"/v2/tlds/{MISSING}", json={"description": "x"}, headers=ADMIN)
-    assert missing.status_code == 404
+    assert_error(missing, 404, "tld_not_found", "Could not find Tld")
     put = await client.put("/v2/tlds", json={"name": "x"}, headers=ADMIN)
     assert put.status_code == 405 and put.json()["type"] == "method_not_allowed"
 

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conftest import project
+from support.api_errors import assert_error, assert_forbidden
 
 A = project("xfer-a")
 B = project("xfer-b")
@@ -100,8 +101,8 @@ async def test_open_request_readable_by_anyone_not_deletable(client, zone_id):
 
 async def test_target_cannot_delete_or_update(client, to_b):
     url = f"{REQUESTS}/{to_b['id']}"
-    assert (await client.delete(url, headers=B)).status_code == 403
-    assert (await client.patch(url, json={"description": "x"}, headers=B)).status_code == 403
+    assert_forbidden(await client.delete(url, headers=B))
+    assert_forbidden(await client.patch(url, json={"description": "x"}, headers=B))
 
 
 async def test_list_filter_sort_and_paging(client):
@@ -154,7 +155,7 @@ async def test_create_errors(client, zone_id, to_b):
     assert bad_uuid.json()["message"] == "Invalid UUID zone_transfer_request_id: xyz"
     text = await client.post(f"/v2/zones/{zone_id}/tasks/transfer_requests", content="x",
                              headers={**A, "Content-Type": "text/plain"})
-    assert text.status_code == 415
+    assert_error(text, 415, "unsupported_content_type", "Content-type must be application/json")
 
 
 async def test_deleting_zone_cannot_be_offered(client, zone_id):
@@ -192,7 +193,8 @@ async def test_accept_moves_zone_recordsets_and_completes(client, zone_id, to_b)
     assert response.headers["location"] == body["links"]["self"]
     stored = (await client.get(f"{ACCEPTS}/{body['id']}", headers=B)).json()
     assert stored["key"] is None and stored["status"] == "COMPLETE"
-    assert (await client.get(f"/v2/zones/{zone_id}", headers=A)).status_code == 404
+    assert_error(await client.get(f"/v2/zones/{zone_id}", headers=A), 404, "zone_not_found",
+                 "Could not find Zone")
     zone = (await client.get(f"/v2/zones/{zone_id}", headers=B)).json()
     assert zone["project_id"] == "xfer-b" and zone["updated_at"]
     moved = (await client.get(f"/v2/zones/{zone_id}/recordsets/{rrset.json()['id']}",
@@ -239,10 +241,11 @@ async def test_accept_errors(client, zone_id, to_b):
     null_key = await accept(client, to_b, key=None)
     assert null_key.status_code == 400 and null_key.json()["type"] == "invalid_object"
     unknown = await accept(client, {"key": "ABCDEFGH", "id": MISSING})
-    assert unknown.status_code == 404
-    assert unknown.json()["message"] == "Could not find ZoneTransferRequest"
+    assert_error(unknown, 404, "zone_transfer_request_not_found",
+                 "Could not find ZoneTransferRequest")
     no_request = await client.post(ACCEPTS, json={"key": "ABCDEFGH"}, headers=B)
-    assert no_request.status_code == 404
+    assert_error(no_request, 404, "zone_transfer_request_not_found",
+                 "Could not find ZoneTransferRequest")
     bad_id = await accept(client, to_b, zone_transfer_request_id="nope")
     assert bad_id.status_code == 400 and bad_id.json()["type"] == "invalid_object"
     extra = await accept(client, to_b, status="COMPLETE")
@@ -264,7 +267,7 @@ async def test_accept_over_quota_records_error(client, conf, zone_id, to_b):
 
 async def test_accept_list_is_admin_only_and_get_is_per_project(client, to_b):
     done = (await accept(client, to_b)).json()
-    assert (await client.get(ACCEPTS, headers=B)).status_code == 403
+    assert_forbidden(await client.get(ACCEPTS, headers=B))
     listing = (await client.get(ACCEPTS, headers=ALL)).json()
     assert [a["id"] for a in listing["transfer_accepts"]] == [done["id"]]
     assert listing["metadata"] == {"total_count": 1}

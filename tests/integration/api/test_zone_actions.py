@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import project
+from support.api_errors import assert_error, assert_forbidden
 
 A = project("act-a")
 ADMIN = project("act-a", "admin")
@@ -21,12 +22,13 @@ async def create(client, name: str, **extra) -> dict:
 async def test_abandon_forgets_the_zone_at_once(client):
     zone = await create(client, "abandon.example.")
     url = f"/v2/zones/{zone['id']}/tasks/abandon"
-    assert (await client.post(url, headers=A)).status_code == 403
+    assert_forbidden(await client.post(url, headers=A))
     not_allowed = await client.get(url, headers=ADMIN)
     assert not_allowed.status_code == 405 and not_allowed.json()["type"] == "method_not_allowed"
     response = await client.post(url, headers=ADMIN)
     assert response.status_code == 204 and response.content == b""
-    assert (await client.get(f"/v2/zones/{zone['id']}", headers=A)).status_code == 404
+    assert_error(await client.get(f"/v2/zones/{zone['id']}", headers=A), 404, "zone_not_found",
+                 "Could not find Zone")
     again = await client.post(url, headers=ADMIN)
     assert again.status_code == 404 and again.json()["type"] == "zone_not_found"
     assert (await create(client, "abandon.example."))["name"] == "abandon.example."
@@ -46,7 +48,8 @@ async def test_xfr_only_for_secondary_zones(client):
     assert response.json()["message"] == "Can't XFR a non Secondary zone."
     secondary = await create(client, **SECONDARY)
     response = await client.post(f"/v2/zones/{secondary['id']}/tasks/xfr", headers=A)
-    assert response.status_code == 202 and response.content == b""
+    assert response.status_code == 202 and response.content == b'""'  # Designate's JSON ""
+    assert response.headers["content-type"] == "application/json"
     zone = (await client.get(f"/v2/zones/{secondary['id']}", headers=A)).json()
     assert zone["status"] == "PENDING"
     bad = await client.post("/v2/zones/nope/tasks/xfr", headers=A)
@@ -56,7 +59,7 @@ async def test_xfr_only_for_secondary_zones(client):
 async def test_pool_move_rules(client):
     zone = await create(client, "move.example.")
     url = f"/v2/zones/{zone['id']}/tasks/pool_move"
-    assert (await client.post(url, json={}, headers=A)).status_code == 403
+    assert_forbidden(await client.post(url, json={}, headers=A))
     cases = [
         ({"pool_id": zone["pool_id"]}, "Target pool must be different for zone pool move"),
         ({"pool_id": "0f0e0d0c-0b0a-4908-8706-050403020100"}, "Target pool does not exist"),
@@ -67,7 +70,8 @@ async def test_pool_move_rules(client):
         assert response.status_code == 400 and response.json()["message"] == message
     unknown = await client.post(url, json={"colour": "red"}, headers=ADMIN)
     assert unknown.status_code == 400 and unknown.json()["type"] == "invalid_object"
-    assert (await client.post(url, headers=ADMIN)).status_code == 415
+    assert_error(await client.post(url, headers=ADMIN), 415, "unsupported_content_type",
+                 "Content-type must be application/json")
 
 
 async def test_pool_move_rehomes_zone_and_apex_ns(client):
@@ -90,3 +94,25 @@ async def test_pool_move_rehomes_zone_and_apex_ns(client):
     assert ns["recordsets"][0]["records"] == ["ns2.example.net."]
     nameservers = (await client.get(f"/v2/zones/{zone['id']}/nameservers", headers=A)).json()
     assert nameservers["nameservers"] == [{"hostname": "ns2.example.net.", "priority": 1}]
+
+
+UNKNOWN = "7a1d4b71-5c2f-4e8e-9f6f-0a0b0c0d0e0f"
+MEMBER_ONLY = project("act-a", "member")  # noauth: no implied reader role
+
+
+async def test_xfr_reads_the_zone_first(client):
+    """Found by the differential harness: Designate reads the zone (get_zone rule) before xfr."""
+    secondary = await create(client, **SECONDARY)
+    refused = await client.post(f"/v2/zones/{secondary['id']}/tasks/xfr", headers=MEMBER_ONLY)
+    assert refused.status_code == 403 and refused.json()["type"] == "forbidden"
+    missing = await client.post(f"/v2/zones/{UNKNOWN}/tasks/xfr", headers=MEMBER_ONLY)
+    assert missing.status_code == 404 and missing.json()["type"] == "zone_not_found"
+
+
+async def test_abandon_rule_before_the_lookup(client):
+    """Found by the differential harness: a non-admin gets 403 even for an unknown zone."""
+    for headers in (A, project("act-a", "reader")):
+        response = await client.post(f"/v2/zones/{UNKNOWN}/tasks/abandon", headers=headers)
+        assert response.status_code == 403 and response.json()["type"] == "forbidden"
+    missing = await client.post(f"/v2/zones/{UNKNOWN}/tasks/abandon", headers=ADMIN)
+    assert_error(missing, 404, "zone_not_found", "Could not find Zone")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from conftest import project
-from openkeel_designate.central import task_runner
 
 A = project("exp-a")
 B = project("exp-b")
@@ -14,7 +13,7 @@ MISSING = "0f0e0d0c-0b0a-4908-8706-050403020100"
 
 
 @pytest.fixture(autouse=True)
-async def _settle():
+async def _settle(task_runner):
     yield
     await task_runner.drain()
 
@@ -29,7 +28,7 @@ async def zone_with_records(client) -> dict:
     return zone
 
 
-async def test_export_completes_and_renders_the_zone_file(client):
+async def test_export_completes_and_renders_the_zone_file(client, task_runner):
     zone = await zone_with_records(client)
     response = await client.post(f"/v2/zones/{zone['id']}/tasks/export", headers=A)
     assert response.status_code == 202
@@ -50,7 +49,8 @@ async def test_export_completes_and_renders_the_zone_file(client):
     assert lines[3].startswith("exp.example.  IN SOA ns1.example.net. hostmaster.exp.example. ")
     assert lines[4:] == ["exp.example.  IN NS ns1.example.net.",
                          "www.exp.example. 300 IN A 192.0.2.1",
-                         "exp.example.  IN MX 10 mail.exp.example.", "", ""]
+                         "exp.example.  IN MX 10 mail.exp.example.", "", "", ""]
+    assert text.text.endswith(".\n\n\n")  # three line feeds at the end, as Designate 23.0.0
 
 
 async def test_export_size_quota_is_413(client, conf):
@@ -68,7 +68,7 @@ async def test_missing_and_foreign_zones_are_404(client):
         assert response.status_code == 404 and response.json()["message"] == "Could not find Zone"
 
 
-async def test_list_get_delete_and_visibility(client):
+async def test_list_get_delete_and_visibility(client, task_runner):
     zone = await zone_with_records(client)
     task = (await client.post(f"/v2/zones/{zone['id']}/tasks/export", headers=A)).json()
     await task_runner.drain()
@@ -87,7 +87,8 @@ async def test_list_get_delete_and_visibility(client):
     assert bad.status_code == 400 and bad.json()["type"] == "invalid_sort_key"
 
 
-async def test_without_synchronous_exports_there_is_nothing_to_download(client, conf):
+async def test_without_synchronous_exports_there_is_nothing_to_download(client, conf,
+                                                                      task_runner):
     conf.set_override("export_synchronous", False, group="service:worker")
     zone = await zone_with_records(client)
     task = (await client.post(f"/v2/zones/{zone['id']}/tasks/export", headers=A)).json()
@@ -98,3 +99,26 @@ async def test_without_synchronous_exports_there_is_nothing_to_download(client, 
     response = await client.get(task["links"]["self"] + "/export", headers=A)
     assert response.status_code == 400
     assert response.json()["message"] == "Zone can not be exported synchronously"
+
+
+async def test_export_read_page_by_page_keeps_the_order(client, monkeypatch, task_runner):
+    """Pages of 2 recordsets (storage/zonefile.py): the file is the same as one read would give,
+    records of one recordset together and in order, recordsets in creation order."""
+    from openkeel_designate.storage import zonefile as zonefile_store
+
+    monkeypatch.setattr(zonefile_store, "PAGE_RECORDSETS", 2)
+    zone = await zone_with_records(client)
+    for index in range(5):
+        await client.post(f"/v2/zones/{zone['id']}/recordsets", headers=A, json={
+            "name": f"h{index}.exp.example.", "type": "A",
+            "records": [f"192.0.2.{20 + index}", f"192.0.2.{10 + index}"]})
+    task = (await client.post(f"/v2/zones/{zone['id']}/tasks/export", headers=A)).json()
+    await task_runner.drain()
+    lines = (await client.get(task["links"]["self"] + "/export", headers=A)).text.split("\n")
+    assert lines[4:7] == ["exp.example.  IN NS ns1.example.net.",
+                          "www.exp.example. 300 IN A 192.0.2.1",
+                          "exp.example.  IN MX 10 mail.exp.example."]
+    assert lines[7:17] == [line for index in range(5) for line in (
+        f"h{index}.exp.example.  IN A 192.0.2.{10 + index}",
+        f"h{index}.exp.example.  IN A 192.0.2.{20 + index}")]
+    assert lines[17:] == ["", "", ""]

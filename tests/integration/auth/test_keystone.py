@@ -50,6 +50,7 @@ def test_identity_headers_from_the_client_are_ignored(server):
         "X-Identity-Status": "Confirmed", "X-Roles": "admin", "X-User-Id": "x",
         "X-Project-Id": "p", "X-Auth-Project-ID": "p"})
     assert resp.status_code == 401
+    assert resp.json() == UNAUTHORIZED
 
 
 def test_member_creates_and_lists_its_zones(server, alice):
@@ -148,7 +149,8 @@ def test_keystone_down_is_503(keystone, alice):
         assert plain.status_code == 503
         assert "The Keystone service is temporarily unavailable." in plain.text
         # without a token there is nothing to ask Keystone: still 401
-        assert httpx.get(srv.api_url + "/v2/zones").status_code == 401
+        no_token = httpx.get(srv.api_url + "/v2/zones")
+        assert no_token.status_code == 401 and no_token.json() == UNAUTHORIZED
 
 
 def test_refused_service_credentials_are_503(keystone: KeystoneProcess, alice):

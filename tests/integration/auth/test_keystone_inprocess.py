@@ -21,6 +21,9 @@ from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
 from support.keystone import KeystoneProcess
 
+UNAUTHORIZED = {"error": {"code": 401, "title": "Unauthorized",
+                          "message": "The request you have made requires authentication."}}
+
 pytestmark = pytest.mark.integration
 
 
@@ -121,7 +124,7 @@ async def test_invalid_tokens_are_remembered_too(api):
     calls = _count_validations(auth)
     for _ in range(3):
         resp = await http.get("/v2/zones", headers={"X-Auth-Token": "gAAAAAnot-a-real-token"})
-        assert resp.status_code == 401
+        assert resp.status_code == 401 and resp.json() == UNAUTHORIZED
     assert len(calls) == 1
 
 
@@ -154,7 +157,8 @@ async def test_maintenance_mode_reads_the_token_roles(services, alice, adam):
         assert member.status_code == 503 and member.content == b""
         admin = await http.get("/v2/zones", headers={"X-Auth-Token": adam.token})
         assert admin.status_code == 200
-        assert (await http.get("/v2/zones")).status_code == 401
+        no_token = await http.get("/v2/zones")
+        assert no_token.status_code == 401 and no_token.json() == UNAUTHORIZED
     await app.state.auth.aclose()
 
 

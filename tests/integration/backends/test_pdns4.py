@@ -50,8 +50,9 @@ async def test_create_twice_replaces_the_zone(pdns_server) -> None:
     assert pdns_zone(pdns_server, "twice.example.")["kind"] == "Slave"
 
 
-async def test_update_makes_no_api_call(pdns_server) -> None:
-    await backend_for(target(pdns_server)).update_zone(ZoneRef("z3", "never-created.example."))
+async def test_update_opted_out_of_axfr_retrieve_makes_no_api_call(pdns_server) -> None:
+    await backend_for(target(pdns_server, axfr_retrieve=False)).update_zone(
+        ZoneRef("z3", "never-created.example."))
     assert pdns_zone(pdns_server, "never-created.example.") is None
 
 
@@ -107,8 +108,8 @@ async def test_server_down_is_transient(operation: str) -> None:
             await backend.delete_zone(ref)
 
 
-async def test_axfr_retrieve_is_best_effort(pdns_server) -> None:
-    backend = backend_for(target(pdns_server, axfr_retrieve="true"))
+async def test_axfr_retrieve_is_the_default_and_best_effort(pdns_server) -> None:
+    backend = backend_for(target(pdns_server))
     await backend.update_zone(ZoneRef("z9", "not-there.example."))
     ref = ZoneRef("z10", "retrieve.example.")
     await backend.create_zone(ref)

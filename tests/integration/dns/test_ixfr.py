@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import time
 
 import dns.asyncquery
+import dns.flags
 import dns.message
 import dns.query
 import dns.rdataset
@@ -20,7 +22,7 @@ import pytest
 from openkeel_designate.dnswire import client
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
 from openkeel_designate.mdns.server import MdnsServer
-from support.server import ServerProcess
+from support.server import ServerProcess, builtin_pool
 
 from conftest import POOL, MemorySource  # type: ignore[import-not-found]
 
@@ -132,15 +134,38 @@ async def test_malformed_record_in_history_is_skipped(history_mdns) -> None:
     assert secondary.get_node(f"bad.{ZONE}") is None
 
 
-async def test_ixfr_over_udp_gets_the_soa(history_mdns) -> None:
+async def test_ixfr_over_udp_sends_a_difference_that_fits(history_mdns, a_records) -> None:
+    """RFC 1995 §2: the difference over UDP when it fits one datagram; dnspython applies it."""
+    source, server = history_mdns
+    source.put(ZONE, 1, [a("keep")])
+    host, port = server.bound[0]
+    secondary = await client.axfr(ZONE, host, port)
+    source.change(ZONE, 2, add=[a("x")], remove=[a("keep")])
+    query, _ = dns.xfr.make_query(secondary, use_edns=0, payload=1232)
+    wire = (await server.handler(query.to_wire(), ("127.0.0.1", 1), False))[0]
+    answer = dns.message.from_wire(wire, one_rr_per_rrset=True, xfr=True)
+    assert [dns.rdatatype.to_text(r.rdtype) for r in answer.answer] == [
+        "SOA", "SOA", "A", "SOA", "A", "SOA"]
+    assert len(wire) <= 1232 and answer.edns == 0
+    await asyncio.to_thread(dns.query.inbound_xfr, host, secondary, port=port, timeout=2,
+                            udp_mode=dns.query.UDPMode.ONLY)
+    assert secondary.get_rdataset(f"x.{ZONE}", "A") is not None
+    assert secondary.get_node(f"keep.{ZONE}") is None
+
+
+async def test_ixfr_over_udp_too_large_gets_the_soa(history_mdns, a_records) -> None:
     source, server = history_mdns
     source.put(ZONE, 1, [])
-    source.change(ZONE, 2, add=[a("x")])
-    host, port = server.bound[0]
-    query = dns.message.make_query(ZONE, "IXFR")
-    query.authority.append(dns.rrset.from_text(ZONE, 0, "IN", "SOA", ". . 1 0 0 0 0"))
-    answer = await dns.asyncquery.udp(query, host, port=port, timeout=2)
-    assert [r.rdtype for r in answer.answer] == [dns.rdatatype.SOA]
+    source.change(ZONE, 2, add=a_records(ZONE, 200))
+    for payload in (None, 4096):  # 512 without EDNS; 1232 (ours) with a 4096 client
+        query = dns.message.make_query(ZONE, "IXFR", use_edns=0 if payload else None,
+                                       payload=payload or 1232)
+        query.authority.append(dns.rrset.from_text(ZONE, 0, "IN", "SOA", ". . 1 0 0 0 0"))
+        host, port = server.bound[0]
+        answer = await dns.asyncquery.udp(query, host, port=port, timeout=2)
+        assert [r.rdtype for r in answer.answer] == [dns.rdatatype.SOA]
+        assert answer.answer[0][0].serial == 2 and not answer.flags & dns.flags.TC
+    assert source.transfers.get(f"id-{ZONE}", 0) == 0  # the zone itself was never read
 
 
 # --- against the real server and its database ---------------------------------------------------
@@ -211,3 +236,64 @@ def test_ixfr_from_the_database_with_dnspython_dig_and_the_builtin_nameserver() 
                             port=server.ns_port, timeout=2)
         assert soa.answer[0][0].serial == serial
         assert "by IXFR" in server.log_tail(400)
+
+
+def ixfr_rrs(port: int, zone: str, serial: int) -> list[str]:
+    """Types of the RRs an IXFR from ``serial`` brings (dnspython, over TCP)."""
+    answers = dns.query.xfr("127.0.0.1", zone, rdtype=dns.rdatatype.IXFR, serial=serial,
+                            port=port, timeout=5, relativize=False)
+    return [dns.rdatatype.to_text(rrset.rdtype) for m in answers for rrset in m.answer
+            for _ in rrset]
+
+
+def wait_serial_moved(http: httpx.Client, url: str, old: int) -> int:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        body = http.get(url).json()
+        if body["status"] == "ACTIVE" and body["serial"] != old:
+            return body["serial"]
+        time.sleep(0.02)
+    raise AssertionError(f"{url} never moved past serial {old}")
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql", "mysql"])
+def test_first_change_after_creation_and_import_is_incremental(engine: str) -> None:
+    """Issue 10: the history starts at the serial a zone was created or imported with, so a
+    secondary holding that serial gets the first change as a difference, not the zone."""
+    with ServerProcess(database=engine, pools=builtin_pool) as server, httpx.Client(base_url=server.api_url,
+                                                 headers=server.headers(), timeout=10) as http:
+        created = http.post("/v2/zones", json={"name": "first.example.",
+                                                "email": "h@first.example"}).json()
+        zone_file = "".join(["$ORIGIN imported.example.\n$TTL 300\n",
+                             "@ IN SOA ns1.example.net. h.imported.example. 7 3600 600 86400 300\n",
+                             "@ IN NS ns1.example.net.\n",
+                             *(f"h{i} IN A 192.0.2.{i}\n" for i in range(1, 101))])
+        task = http.post("/v2/zones/tasks/imports", content=zone_file.encode(),
+                         headers={"Content-Type": "text/dns"}).json()
+        deadline = time.monotonic() + 20
+        while (task := http.get(f"/v2/zones/tasks/imports/{task['id']}").json())["status"] \
+                != "COMPLETE":
+            assert task["status"] != "ERROR" and time.monotonic() < deadline, task
+            time.sleep(0.05)
+        for zone_id, name, zone_rrs in ((created["id"], "first.example.", 2),
+                                        (task["zone_id"], "imported.example.", 102)):
+            url = f"/v2/zones/{zone_id}"
+            first = wait_active(http, url)["serial"]
+            full = dns.zone.Zone(name, relativize=False)
+            dns.query.inbound_xfr("127.0.0.1", full, port=server.mdns_port, timeout=5)
+            assert sum(len(rds) for _, rds in full.iterate_rdatasets()) == zone_rrs
+            body = http.post(f"{url}/recordsets", json={
+                "name": f"added.{name}", "type": "TXT", "records": ['"one"']}).json()
+            wait_active(http, f"{url}/recordsets/{body['id']}")
+            serial = wait_serial_moved(http, url, first)
+            # new SOA, old SOA, (nothing removed), new SOA, the one TXT, new SOA
+            assert ixfr_rrs(server.mdns_port, name, first) == ["SOA", "SOA", "SOA", "TXT", "SOA"]
+            query, _ = dns.xfr.make_query(full)
+            dns.query.inbound_xfr("127.0.0.1", full, query, port=server.mdns_port, timeout=5)
+            assert full.get_rdataset(f"added.{name}", "TXT") is not None
+            soa = dns.query.udp(dns.message.make_query(name, "SOA"), "127.0.0.1",
+                                port=server.ns_port, timeout=2)
+            assert soa.answer[0][0].serial == serial
+        log = server.log_tail(400)
+        assert "first.example. updated to serial" in log and "by IXFR" in log

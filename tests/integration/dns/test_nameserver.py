@@ -124,10 +124,12 @@ async def test_cname_wildcard_and_delegation(mdns, source, nameserver, ask) -> N
     assert other.rcode() == dns.rcode.REFUSED
 
 
-async def test_axfr_from_the_nameserver(mdns, source, nameserver, a_records) -> None:
+async def test_axfr_from_the_nameserver(mdns, source, tmp_path, a_records) -> None:
     source.put(ZONE, 100, a_records(ZONE, 5000))
-    await notify_and_wait(nameserver)
-    zone = await client.axfr(ZONE, *nameserver.bound[0], timeout=5)
+    async with BuiltinNameserver([("127.0.0.1", 0)], mdns.bound, str(tmp_path),
+                                 allow_transfer=["127.0.0.1"]) as nameserver:
+        await notify_and_wait(nameserver)
+        zone = await client.axfr(ZONE, *nameserver.bound[0], timeout=5)
     assert len(zone.nodes) == 5001
 
 

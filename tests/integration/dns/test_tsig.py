@@ -21,8 +21,8 @@ import dns.zone
 import httpx
 import pytest
 
+from openkeel_designate.dnswire.tsig import ALGORITHMS, KeyEntry, StaticKeyring, make_entry
 from openkeel_designate.mdns.server import MdnsServer
-from openkeel_designate.mdns.tsig import ALGORITHMS, KeyEntry, StaticKeyring, make_entry
 from support.server import ServerProcess
 
 POOL = "794ccc2c-d751-44fe-b57f-8894c9f5c842"

@@ -21,9 +21,10 @@ import dns.tsig
 
 # What a server may answer to garbage (spec/async.md §4: malformed → silence; otherwise
 # FORMERR/REFUSED/NOTIMP/NOTAUTH). NOERROR/NXDOMAIN are fine when a mutation still happens to be
-# a well-formed query. SERVFAIL means the handler failed on the input and is not accepted.
+# a well-formed query. BADVERS is RFC 6891's answer to a flipped EDNS version bit. SERVFAIL
+# means the handler failed on the input and is not accepted.
 ALLOWED_RCODES = {dns.rcode.NOERROR, dns.rcode.NXDOMAIN, dns.rcode.FORMERR, dns.rcode.REFUSED,
-                  dns.rcode.NOTIMP, dns.rcode.NOTAUTH}
+                  dns.rcode.NOTIMP, dns.rcode.NOTAUTH, dns.rcode.BADVERS}
 
 _NAMES = ["fuzz.example.", "www.fuzz.example.", "nowhere.invalid.", "."]
 _TYPES = [dns.rdatatype.A, dns.rdatatype.SOA, dns.rdatatype.AXFR, dns.rdatatype.IXFR,

@@ -11,11 +11,12 @@ import pytest
 
 from openkeel_designate import config
 from openkeel_designate.api.app import create_app
-from openkeel_designate.central import pools, task_runner
+from openkeel_designate.central import pools
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
+from openkeel_designate.worker import tasks
 from support.broker import TRANSPORT_URL, drain, queue_exists
 
 pytestmark = pytest.mark.integration
@@ -31,7 +32,8 @@ www IN A 192.0.2.10
 
 @contextlib.asynccontextmanager
 async def notifying_api(topic: str, **defaults):
-    """The API in-process over a fresh SQLite, sending dns.* events to ``topic`` on RabbitMQ."""
+    """The API in-process over a fresh SQLite, sending dns.* events to ``topic`` on RabbitMQ;
+    yields the client and the zone-task runner."""
     conf = config.load([])
     conf.set_override("quota_zones", 100)
     for name, value in defaults.items():
@@ -44,11 +46,12 @@ async def notifying_api(topic: str, **defaults):
     conf.set_override("driver", ["messagingv2"], group="oslo_messaging_notifications")
     conf.set_override("topics", [topic], group="oslo_messaging_notifications")
     svc = Services(conf=conf, db=db, policy=Policy(conf))
+    task_runner = tasks.attach(svc)
     await pools.ensure_default_pool(svc)
     try:
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(svc)),
                                      base_url="http://api.test") as client:
-            yield client
+            yield client, task_runner
             await task_runner.drain()
     finally:
         svc.notifier.close()
@@ -56,7 +59,7 @@ async def notifying_api(topic: str, **defaults):
 
 
 async def test_zone_and_recordset_events(topic):
-    async with notifying_api(topic) as client:
+    async with notifying_api(topic) as (client, _tasks):
         zone = (await client.post("/v2/zones", json={"name": "events.example.",
                                                      "email": "h@events.example"},
                                   headers=P1)).json()
@@ -75,7 +78,7 @@ async def test_zone_and_recordset_events(topic):
 
 async def test_events_of_operations_that_answer_no_content(topic):
     """Deletes and task results are announced with the object they removed or finished."""
-    async with notifying_api(topic) as client:
+    async with notifying_api(topic) as (client, task_runner):
         zone = (await client.post("/v2/zones", json={"name": "nocontent.example.",
                                                      "email": "h@nocontent.example"},
                                   headers=P1)).json()
@@ -125,7 +128,7 @@ async def test_events_of_operations_that_answer_no_content(topic):
 
 
 async def test_pool_move_is_a_zone_update(topic):
-    async with notifying_api(topic) as client:
+    async with notifying_api(topic) as (client, _tasks):
         pool = (await client.post("/v2/pools", headers=ADMIN, json={
             "name": "second", "ns_records": [{"hostname": "ns2.example.net.", "priority": 1}]})
         ).json()
@@ -148,7 +151,7 @@ async def test_pool_move_is_a_zone_update(topic):
 
 async def test_api_faults_are_announced_when_asked(topic):
     missing = "0f0e0d0c-0b0a-4908-8706-050403020100"
-    async with notifying_api(topic, notify_api_faults=True) as client:
+    async with notifying_api(topic, notify_api_faults=True) as (client, _tasks):
         response = await client.get(f"/v2/zones/{missing}", headers=P1)
         assert response.status_code == 404
     events = drain(f"{topic}.error", wanted=1)
@@ -161,7 +164,7 @@ async def test_api_faults_are_announced_when_asked(topic):
 
 
 async def test_api_faults_stay_quiet_by_default(topic):
-    async with notifying_api(topic) as client:
+    async with notifying_api(topic) as (client, _tasks):
         response = await client.get("/v2/zones/0f0e0d0c-0b0a-4908-8706-050403020100",
                                     headers=P1)
         assert response.status_code == 404

@@ -1,4 +1,4 @@
-"""Alembic migrations on SQLite, PostgreSQL and MariaDB: models in sync, 0004 up, down and up.
+"""Alembic migrations on SQLite, PostgreSQL and MariaDB: models in sync, 0004 and 0005 up, down, up.
 
 The models docstring promises that ``storage/models.py`` matches the migrations; alembic's
 ``compare_metadata`` checks it (columns, types, indexes, unique constraints). Migration 0004
@@ -14,6 +14,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, pool, text
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.engine import Engine
 
 from openkeel_designate.storage import migrate
@@ -107,3 +108,89 @@ def test_0004_fills_the_zone_owner_and_downgrades(url, engine):
 
     command.upgrade(config, "head")
     assert differences(engine) == []
+
+
+def seed_collisions_at_0004(engine: Engine) -> None:
+    """Zone z-a (ACTIVE) holds ``Www`` A {1, 2} (older) and ``wWW`` A {2, 3}, and ``mail`` A."""
+    seed_at_0003(engine)
+    recordset = text(
+        "INSERT INTO recordsets (id, version, zone_shard, tenant_id, zone_id, zone_tenant_id, "
+        "name, type, reverse_name, created_at) VALUES (:id, 1, 1, 'proj-a', 'z-a', 'proj-a', "
+        ":name, 'A', 'x', :at)")
+    record = text(
+        "INSERT INTO records (id, version, zone_shard, zone_id, recordset_id, data, hash, "
+        "managed, status, action, serial, created_at) VALUES (:id, 1, 1, 'z-a', :rs, :data, "
+        ":hash, :no, 'ACTIVE', 'NONE', 1, '2026-01-01 00:00:00')")
+    with engine.begin() as connection:
+        connection.execute(text("DELETE FROM recordsets"))
+        for rs_id, name, at in (("rs-old", "Www.z-a.test.", "2026-01-01 00:00:00"),
+                                ("rs-new", "wWW.z-a.test.", "2026-01-02 00:00:00"),
+                                ("rs-mail", "mail.z-a.test.", "2026-01-01 00:00:00")):
+            connection.execute(recordset, {"id": rs_id, "name": name, "at": at})
+        for rs_id, data in (("rs-old", "192.0.2.1"), ("rs-old", "192.0.2.2"),
+                            ("rs-new", "192.0.2.2"), ("rs-new", "192.0.2.3"),
+                            ("rs-mail", "192.0.2.9")):
+            connection.execute(record, {"id": f"{rs_id}-{data}", "rs": rs_id, "data": data,
+                                        "hash": f"{rs_id}-{data}", "no": False})
+
+
+def skip_on_mariadb(engine: Engine) -> None:
+    if engine.dialect.name == "mysql":
+        pytest.skip("MariaDB's case-insensitive collation refuses names differing only in case "
+                    "before 0005 already: no such rows can exist there")
+
+
+def test_0005_fills_name_keys_downgrades_and_upgrades(url, engine):
+    config = migrate.alembic_config(url)
+    command.upgrade(config, "0004")
+    seed_at_0003(engine)
+    command.upgrade(config, "0005")
+    with engine.connect() as connection:
+        keys = connection.execute(text("SELECT name, name_key FROM zones ORDER BY name")).all()
+    assert [tuple(row) for row in keys] == [("z-a.test.", "z-a.test."), ("z-b.test.", "z-b.test.")]
+    assert {"uq_zones_name_key_pool_deleted"} <= {
+        c["name"] for c in inspect(engine).get_unique_constraints("zones")}
+    command.downgrade(config, "0004")
+    assert "name_key" not in columns(engine, "recordsets") | columns(engine, "zones")
+    assert {"uq_recordsets_zone_name_type"} <= {
+        c["name"] for c in inspect(engine).get_unique_constraints("recordsets")}
+    command.upgrade(config, "head")
+    assert differences(engine) == []
+
+
+def test_0005_merges_recordsets_differing_in_case(url, engine):
+    skip_on_mariadb(engine)
+    config = migrate.alembic_config(url)
+    command.upgrade(config, "0004")
+    seed_collisions_at_0004(engine)
+    command.upgrade(config, "0005")
+    with engine.connect() as connection:
+        sets = connection.execute(text(
+            "SELECT id, name, name_key FROM recordsets ORDER BY id")).all()
+        data = connection.execute(text(
+            "SELECT recordset_id, data FROM records ORDER BY recordset_id, data")).all()
+        zone = connection.execute(text(
+            "SELECT status, action, change_seq, increment_serial FROM zones WHERE id = 'z-a'")).one()
+        other = connection.execute(text("SELECT status FROM zones WHERE id = 'z-b'")).scalar_one()
+    assert [tuple(row) for row in sets] == [("rs-mail", "mail.z-a.test.", "mail.z-a.test."),
+                                            ("rs-old", "Www.z-a.test.", "www.z-a.test.")]
+    assert [tuple(row) for row in data] == [("rs-mail", "192.0.2.9"), ("rs-old", "192.0.2.1"),
+                                            ("rs-old", "192.0.2.2"), ("rs-old", "192.0.2.3")]
+    assert (zone[0], zone[1], zone[2], bool(zone[3])) == ("PENDING", "UPDATE", 2, True)
+    assert other == "ACTIVE"
+    with pytest.raises(IntegrityError), engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO recordsets (id, version, zone_shard, zone_id, name, name_key, type, "
+            "reverse_name) VALUES ('rs-x', 1, 1, 'z-a', 'WWW.z-a.test.', 'www.z-a.test.', 'A', "
+            "'x')"))
+
+
+def test_0005_stops_on_zones_differing_only_in_case(url, engine):
+    skip_on_mariadb(engine)
+    config = migrate.alembic_config(url)
+    command.upgrade(config, "0004")
+    seed_at_0003(engine)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE zones SET name = 'Z-A.test.' WHERE id = 'z-b'"))
+    with pytest.raises(RuntimeError, match="differ only in case"):
+        command.upgrade(config, "0005")

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from openkeel_designate.api import render, render_admin
+from openkeel_designate.api import negotiation, render, render_admin
 from openkeel_designate.api.body import read_json
 from openkeel_designate.api.context import build_context, remaining_query, truthy
 from openkeel_designate.api.errors import error_body, request_id
@@ -60,6 +60,7 @@ async def get_quotas(tenant_id: str, request: Request,
 async def set_quotas(tenant_id: str, request: Request,
                      ctx: RequestContext = Depends(build_context)) -> Response:
     svc = request.app.state.services
+    ctx = _all_tenants(svc, ctx)  # the admin rule first: a non-admin gets 403 whatever the body
     try:
         values = admin_quota_values(await read_json(request))
     except errors.InvalidObject as exc:
@@ -67,7 +68,7 @@ async def set_quotas(tenant_id: str, request: Request,
             raise
         return render.json_response(error_body(400, exc.type, exc.message, exc.errors,
                                                request_id(request)), 400)
-    result = await limits.set_quotas(svc, _all_tenants(svc, ctx), tenant_id, values)
+    result = await limits.set_quotas(svc, ctx, tenant_id, values)
     return render.json_response(render_admin.admin_quota(result))
 
 
@@ -134,6 +135,9 @@ def _admin_limit(raw: str | None, default: int, maximum: int) -> int:
 @router.get("/admin/zones/export/{zone_id}", dependencies=[_extension("zones")])
 async def export_zone(zone_id: str, request: Request,
                       ctx: RequestContext = Depends(build_context)) -> Response:
+    accept = request.headers.get("accept")
+    if not negotiation.zone_file_acceptable(accept):
+        return negotiation.not_acceptable(accept)  # before any lookup, as pecan
     text = await zonefile.export_zone(request.app.state.services, ctx,
                                       uuid_param("zone_id", zone_id))
     return Response(text.encode(), 200, headers={"content-type": zonefile.MEDIA_TYPE})

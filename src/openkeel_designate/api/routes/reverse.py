@@ -16,9 +16,9 @@ from fastapi.responses import Response
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
 from openkeel_designate.api.context import build_context, remaining_query
-from openkeel_designate.api.schemas import fields as f
 from openkeel_designate.api.schemas.resource import Resource
 from openkeel_designate.central import floatingips as central
+from openkeel_designate.domain import fields as f
 from openkeel_designate.domain.context import RequestContext
 
 router = APIRouter()

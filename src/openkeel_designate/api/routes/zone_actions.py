@@ -1,6 +1,7 @@
 """``/v2/zones/{zone_id}/tasks/{abandon,xfr,pool_move}``: answers with empty bodies.
 
-Designate answers abandon with 204, xfr and pool_move with 202 and an empty string; when the
+Designate answers abandon with 204, pool_move with 202 and an empty body, xfr with 202 and the
+JSON string ``""``; when the
 zone is not in the state the call should have left it in, it answers an empty 500 (kept).
 """
 
@@ -38,8 +39,12 @@ async def abandon_get(zone_id: str) -> Response:
 @router.post("/v2/zones/{zone_id}/tasks/xfr")
 async def xfr(zone_id: str, request: Request,
               ctx: RequestContext = Depends(build_context)) -> Response:
-    await central.xfr_zone(request.app.state.services, ctx, uuid_param("zone_id", zone_id))
-    return Response(b"", 202)
+    svc = request.app.state.services
+    # As Designate: the zone is read first (its get_zone rule: 404, or 403 for a caller who
+    # may not read it), then the xfr rule and the type; the answer is the JSON string "".
+    await central_zones.get_zone(svc, ctx, uuid_param("zone_id", zone_id))
+    await central.xfr_zone(svc, ctx, zone_id)
+    return render.json_response("", 202)
 
 
 @router.post("/v2/zones/{zone_id}/tasks/pool_move")

@@ -7,13 +7,13 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from openkeel_designate.api import listing, render
+from openkeel_designate.api import listing, negotiation, render
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.central import zone_exports as central
 from openkeel_designate.central import zone_tasks
+from openkeel_designate.central.views import ZoneTaskView
 from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.storage.models import ZoneTask
 
 router = APIRouter()
 COLLECTION = "/v2/zones/tasks/exports"
@@ -21,7 +21,7 @@ LIST = listing.ListSpec(filters=("status", "message", "zone_id"),
                         sort_keys=("created_at", "id", "updated_at"))
 
 
-def render_export(task: ZoneTask, base: str) -> dict[str, Any]:
+def render_export(task: ZoneTaskView, base: str) -> dict[str, Any]:
     links = {"self": f"{base}{COLLECTION}/{task.id}"}
     if (task.location or "").startswith(central.LOCATION_PREFIX):
         links["export"] = f"{base}{COLLECTION}/{task.id}/export"
@@ -72,6 +72,9 @@ async def delete_export(export_id: str, request: Request,
 @router.get(COLLECTION + "/{export_id}/export")
 async def download(export_id: str, request: Request,
                    ctx: RequestContext = Depends(build_context)) -> Response:
+    accept = request.headers.get("accept")
+    if not negotiation.zone_file_acceptable(accept):
+        return negotiation.not_acceptable(accept)  # before any lookup, as pecan
     text = await central.export_file(request.app.state.services, ctx,
                                      uuid_param("zone_export_id", export_id))
     return Response(text, 200, media_type="text/dns")

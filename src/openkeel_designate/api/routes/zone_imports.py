@@ -11,12 +11,12 @@ from fastapi.responses import Response
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
-from openkeel_designate.api.schemas import fields
 from openkeel_designate.central import zone_imports as central
 from openkeel_designate.central import zone_tasks
+from openkeel_designate.central.views import ZoneTaskView
 from openkeel_designate.domain import errors
+from openkeel_designate.domain import fields
 from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.storage.models import ZoneTask
 
 router = APIRouter()
 COLLECTION = "/v2/zones/tasks/imports"
@@ -24,7 +24,7 @@ LIST = listing.ListSpec(filters=("status", "message", "zone_id"),
                         sort_keys=("created_at", "id", "updated_at"))
 
 
-def render_import(task: ZoneTask, base: str) -> dict[str, Any]:
+def render_import(task: ZoneTaskView, base: str) -> dict[str, Any]:
     links = {"self": f"{base}{COLLECTION}/{task.id}"}
     if task.zone_id:
         links["zone"] = f"{base}/v2/zones/{task.zone_id}"
@@ -41,7 +41,10 @@ async def _read_zonefile(request: Request) -> tuple[str, dict[str, str] | None]:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     raw = await request.body()
     if media_type == "text/dns":
-        return raw.decode("utf-8", errors="replace"), None
+        try:  # refused rather than replaced: a stored record must be what the file said
+            return raw.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            raise errors.BadRequest("The zonefile is not valid UTF-8") from exc
     if media_type != "application/json":
         raise errors.UnsupportedContentType("Content-type must be text/dns or application/json")
     try:

@@ -32,6 +32,11 @@ def _zone_response(request: Request, view, status: int) -> Response:
 @router.get("/v2/zones")
 async def list_zones(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
     page = listing.parse(request, ctx, LIST)
+    zone_type = request.query_params.get("type")
+    if zone_type is not None and ctx.is_admin:
+        # Designate replaces a non-admin's type filter by "not CATALOG" (so it is ignored);
+        # an admin's is applied, case-insensitively as on its MariaDB.
+        page.criteria["type"] = zone_type.upper()
     result = await central.find_zones(request.app.state.services, ctx, page)
     base = listing.base_url(request)
     items = [render.zone(v, base) for v in result.items]
@@ -63,6 +68,7 @@ async def update_zone(zone_id: str, request: Request,
     current = render.zone(await central.get_zone(request.app.state.services, ctx, zone_id),
                           listing.base_url(request))
     values = zone_schema.UPDATE.parse(body, current, update=True)
+    zone_schema.check_update_rules(current["type"], values)
     view = await central.update_zone(request.app.state.services, ctx, zone_id, values)
     return _zone_response(request, view, 202 if view.zone.status == "PENDING" else 200)
 

@@ -10,10 +10,10 @@ import re
 import uuid
 from typing import Any
 
-from openkeel_designate.api.schemas import fields as f
-from openkeel_designate.api.schemas.fields import Coercer, Field, FieldError
 from openkeel_designate.api.schemas.resource import Resource, _invalid
 from openkeel_designate.domain import errors
+from openkeel_designate.domain import fields as f
+from openkeel_designate.domain.fields import Coercer, Field, FieldError
 
 TLD_RE = re.compile(r"^(?!.{255,})(?:(?!\-)[A-Za-z0-9_\-]{1,63}(?<!\-))"
                     r"(?:\.(?:(?!\-)[A-Za-z0-9_\-]{1,63}(?<!\-)))*\Z")
@@ -106,6 +106,11 @@ def quota_values(body: dict[str, Any]) -> dict[str, int]:
     for resource, raw in body.items():
         try:
             f.enum(*QUOTA_RESOURCES)("resource", resource)
+            if raw is None:
+                raise errors.DesignateError()  # Designate stores it and fails: a bare 500
+            if isinstance(raw, (list, dict)):
+                raise FieldError("int() argument must be a string, a bytes-like object or a "
+                                 f"real number, not '{type(raw).__name__}'", "TypeError")
             values[resource] = limit("hard_limit", raw)
         except FieldError as exc:
             raise _invalid(exc) from exc
@@ -115,19 +120,26 @@ def quota_values(body: dict[str, Any]) -> dict[str, int]:
 def admin_quota_values(body: dict[str, Any]) -> dict[str, int]:
     """``PATCH /admin/quotas/{tenant}``: ``{"quota": {resource: 0..2147483647}}``.
 
-    Designate validates it with a JSON schema (errors listed raw, as ``/admin`` has no
-    validation middleware), then refuses keys that are not quota resources.
+    Designate validates it with a JSON schema whose errors are listed raw (``/admin`` has no
+    validation middleware): unexpected keys first, grouped in one error per object as
+    jsonschema words them, then each resource's value.
     """
-    problems = [_schema_error("", f"Additional properties are not allowed ('{key}' was "
-                              "unexpected)", "additionalProperties")
-                for key in body if key != "quota"]
+    problems = []
+    extra = _unexpected(body, ("quota",))
+    if extra:
+        problems.append(_schema_error("", extra, "additionalProperties"))
     quota = body.get("quota")
     if "quota" not in body:
         problems.append(_schema_error("", "'quota' is a required property", "required"))
     elif not isinstance(quota, dict):
         problems.append(_schema_error("quota", f"{quota!r} is not of type 'object'", "type"))
     else:
+        extra = _unexpected(quota, QUOTA_RESOURCES)
+        if extra:
+            problems.append(_schema_error("quota", extra, "additionalProperties"))
         for key, value in quota.items():
+            if key not in QUOTA_RESOURCES:
+                continue
             if not isinstance(value, int) or isinstance(value, bool):
                 problems.append(_schema_error(f"quota.{key}", f"{value!r} is not of type "
                                               "'integer'", "type"))
@@ -139,12 +151,17 @@ def admin_quota_values(body: dict[str, Any]) -> dict[str, int]:
                                               f"maximum of {f.MAX_INT}", "maximum"))
     if problems:
         raise errors.InvalidObject("Provided object does not match schema", errors=problems)
-    unknown = [key for key in quota if key not in QUOTA_RESOURCES]
-    if unknown:
-        raise errors.InvalidObject(
-            f"Provided object does not match schema.  Keys {unknown!r} are not valid in the "
-            "request body")
     return dict(quota)
+
+
+def _unexpected(obj: dict[str, Any], allowed: tuple[str, ...]) -> str | None:
+    """jsonschema's additionalProperties text for the keys of ``obj`` not in ``allowed``."""
+    extra = [key for key in obj if key not in allowed]
+    if not extra:
+        return None
+    verb = "was" if len(extra) == 1 else "were"
+    listed = ", ".join(map(repr, extra))
+    return f"Additional properties are not allowed ({listed} {verb} unexpected)"
 
 
 def _schema_error(path: str, message: str, validator: str) -> dict[str, str]:

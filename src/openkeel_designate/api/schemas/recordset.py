@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from openkeel_designate.api.schemas import fields as f
 from openkeel_designate.api.schemas.resource import Resource
+from openkeel_designate.domain import fields as f
 
 _READ_ONLY = ("id", "zone_id", "project_id", "zone_name", "status", "action", "version",
               "created_at", "updated_at", "links")

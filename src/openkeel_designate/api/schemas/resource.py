@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from openkeel_designate.api.schemas.fields import Field, FieldError
 from openkeel_designate.domain import errors
+from openkeel_designate.domain.fields import Field, FieldError
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,12 @@ def _schema_mismatch(resource: str, keys: list[str]) -> errors.InvalidObject:
 
 
 def _invalid(exc: FieldError) -> errors.InvalidObject:
-    if exc.kind == "ValueError":
-        prefix = "Got a ValueError error with message"
+    # Designate words two errors apart ("a TypeError", "an AttributeError") and every other
+    # one as "a <Name> error", grammar included ("a IndexError error").
+    if exc.kind == "TypeError":
+        prefix = "Got a TypeError with message"
+    elif exc.kind == "AttributeError":
+        prefix = "Got an AttributeError with message"
     else:
-        article = "an" if exc.kind[0] in "AEIOU" else "a"
-        prefix = f"Got {article} {exc.kind} with message"
+        prefix = f"Got a {exc.kind} error with message"
     return errors.InvalidObject(f"Provided object is not valid. {prefix} {exc.detail}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from openkeel_designate.api.schemas import fields as f
 from openkeel_designate.api.schemas.resource import Resource
+from openkeel_designate.domain import fields as f
 
 
 def _target_project(name: str, value: Any) -> str:
@@ -19,5 +19,6 @@ CREATE = Resource(
     name="shared_zone",
     writable={"target_project_id": f.Field(_target_project, nullable=False)},
     read_only=("id", "zone_id", "project_id", "created_at", "updated_at", "links"),
-    required=("target_project_id",),
 )
+# No required key: Designate parses ``{}`` into an empty share, looks the zone up (404), checks
+# the rules, and only then fails on the missing project with a bare 500 (central/shares.py).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from openkeel_designate.api.schemas import fields as f
 from openkeel_designate.api.schemas.resource import Resource
+from openkeel_designate.domain import fields as f
 
 _REQUEST_READ_ONLY = ("id", "project_id", "key", "status", "created_at", "updated_at", "links")
 _project = f.string(36)  # the stored column's width: longer ids could never match a project

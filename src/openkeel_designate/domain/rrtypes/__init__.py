@@ -1,32 +1,36 @@
-"""The record-type registry: one module per type, registered by name.
+"""The record-type registry: every module of this package but ``base`` is one record type.
 
-Adding a type is one module with a ``RecordType`` subclass listed in ``_MODULES`` plus its test.
+Adding a type is dropping its module here (a ``RecordType`` subclass exported as ``TYPE``) with
+its test file: the registry finds it, and its ``rank`` places it in the default of
+``[DEFAULT] supported_record_type``, which keeps Designate 23.0.0's order. No list elsewhere
+names the types.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
+from collections.abc import Collection
 
 from openkeel_designate.domain.rrtypes.base import RecordType
 
-_MODULES = (
-    "a", "aaaa", "cname", "mx", "txt", "spf", "ns", "ptr", "srv", "sshfp", "naptr", "caa",
-    "cert", "https", "svcb", "tlsa", "soa",
-)
-
-REGISTRY: dict[str, RecordType] = {}
+_HELPERS = frozenset({"base"})
+# The rules of a type that has no module (DS, DNSKEY ... kept by secondary zones): the defaults.
+_UNLISTED = RecordType()
 
 
-def _load() -> None:
-    for module_name in _MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{module_name}")
-        except ModuleNotFoundError as exc:  # a type not written yet is simply not registered
-            if exc.name != f"{__name__}.{module_name}":
-                raise
-            continue
-        record_type: RecordType = module.TYPE
-        REGISTRY[record_type.name] = record_type
+def _discover() -> dict[str, RecordType]:
+    """Every type module of this package, keyed by type name, in rank order."""
+    found = [importlib.import_module(f"{__name__}.{module.name}").TYPE
+             for module in pkgutil.iter_modules(__path__) if module.name not in _HELPERS]
+    for attribute in ("name", "rank"):
+        values = [getattr(record_type, attribute) for record_type in found]
+        if len(set(values)) != len(values):
+            raise ValueError(f"two record type modules declare the same {attribute}: {values}")
+    return {record_type.name: record_type for record_type in sorted(found, key=lambda t: t.rank)}
+
+
+REGISTRY: dict[str, RecordType] = _discover()
 
 
 def get(type_name: str) -> RecordType | None:
@@ -34,4 +38,23 @@ def get(type_name: str) -> RecordType | None:
     return REGISTRY.get(type_name)
 
 
-_load()
+def rules(type_name: str) -> RecordType:
+    """What a stored recordset of ``type_name`` follows: its type, else the defaults.
+
+    Recordsets already stored need no validation, only their rules; a secondary zone may hold
+    types that have no module here, and those follow the rules every type starts from.
+    """
+    return REGISTRY.get(type_name, _UNLISTED)
+
+
+def default_supported() -> list[str]:
+    """Designate's default ``[DEFAULT] supported_record_type``: every type, by rank."""
+    return list(REGISTRY)
+
+
+def exclusive_among(type_name: str, types_at_name: Collection[str]) -> str | None:
+    """The type that must stay alone (CNAME) if ``type_name`` joins ``types_at_name`` at one
+    name, or None when they may share it."""
+    if types_at_name and rules(type_name).exclusive:
+        return type_name
+    return next((other for other in types_at_name if rules(other).exclusive), None)

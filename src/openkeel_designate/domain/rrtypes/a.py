@@ -12,6 +12,7 @@ from openkeel_designate.domain.rrtypes.base import RecordType
 
 class A(RecordType):
     name = "A"
+    rank = 1
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

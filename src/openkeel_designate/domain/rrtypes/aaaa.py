@@ -16,6 +16,7 @@ from openkeel_designate.domain.rrtypes.base import RecordType
 
 class AAAA(RecordType):
     name = "AAAA"
+    rank = 2
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

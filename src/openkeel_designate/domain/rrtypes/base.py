@@ -1,8 +1,10 @@
 """What every record type module provides.
 
 A record type validates one record string exactly as Designate 23.0.0 does (the stored string is
-kept verbatim; validation only decides accept / reject) and may constrain the recordset name.
-Rendering for DNS always goes through dnspython (``render``), never by hand.
+kept verbatim; validation only decides accept / reject) and declares the rules its recordsets
+follow: name rules, exclusivity, a record limit, whether users may write it. The recordset
+service asks the type for these instead of testing type names, so a type's rules live in its
+module. Rendering for DNS always goes through dnspython (``render``), never by hand.
 """
 
 from __future__ import annotations
@@ -61,21 +63,52 @@ def loose_int(value: str, low: int, high: int) -> bool:
 
 
 class RecordType:
-    """One DNS record type as the API sees it. Subclasses live one per module."""
+    """One DNS record type as the API sees it. Subclasses live one per module.
+
+    A plain ``RecordType()`` carries the defaults: the rules for recordsets of a type without
+    a module, which only a secondary zone's transfer can store.
+    """
 
     name: ClassVar[str]
+    # Where Designate 23.0.0 lists this type in the default ``[DEFAULT] supported_record_type``
+    # (A is 1, TLSA 17): the registry orders that default by it. A new type takes the next one.
+    rank: ClassVar[int]
     # When set, a recordset of this type may hold at most this many records (CNAME: 1).
     max_records: ClassVar[int | None] = None
-    # Record types that cannot be created through the API (SOA).
-    api_creatable: ClassVar[bool] = True
+    # Alone at its name (RFC 1034 §3.6.2, CNAME): no other recordset may share the name, and
+    # so it may not stand at the zone apex, where the SOA and NS are.
+    exclusive: ClassVar[bool] = False
+    # Whether users may create, update or delete recordsets of this type (SOA: Designate
+    # writes it itself).
+    api_writable: ClassVar[bool] = True
+    # Whether the recordset of this type at the zone apex is Designate's (NS: the pool's
+    # nameservers): users may not update it, nor delete it without edit_managed_records.
+    apex_managed: ClassVar[bool] = False
 
     def is_valid(self, data: str) -> bool:
         """Whether one record string is acceptable for this type."""
         raise NotImplementedError
 
+    def is_valid_in(self, name: str | None, data: str) -> bool:
+        """Whether one record string is acceptable in a recordset called ``name`` (None when
+        the request names none). Most types judge the record alone; SVCB reads the name too."""
+        return self.is_valid(data)
+
     def is_valid_name(self, name: str) -> bool:
-        """Whether a recordset of this type may carry this (absolute) name."""
+        """Whether a recordset of this type may carry this (absolute) name.
+
+        This is the name field's rule of Designate's recordset object: a refusal is a bare
+        ``invalid_object`` ("name is invalid").
+        """
         return bool(HOSTNAME_RE.match(name))
+
+    def name_error(self, name: str) -> str | None:
+        """Designate's message for a name its API refuses for this type, else None.
+
+        Designate's API checks some names after the object validated, with a message of its
+        own (``bad_request``), on create and again on update (TLSA: ``_port._protocol``).
+        """
+        return None
 
     def render(self, data: str) -> dns.rdata.Rdata:
         """The rdata served on the DNS side for a stored record string (dnspython parses it)."""

@@ -9,9 +9,11 @@ tag at the next space. Only three tags exist for it:
 * ``iodef``: a ``mailto:`` address or an ``http(s)://host/...`` URL whose host passes the
   zone-name rule.
 
-Values are written unquoted (``0 issue "ca.org"`` is refused). dnspython would read the ``;``
+Flags and tag without a value (``0 issue``) fail the whole body, not the one record, as in
+Designate (see ``is_valid``). Values are written unquoted (``0 issue "ca.org"`` is refused). dnspython would read the ``;``
 of ``ca.org; policy=ev`` as the start of a comment and silently drop the parameters, so the
-rdata is built from the parsed fields instead of being parsed from the text.
+rdata is built from the parsed fields instead of being parsed from the text. Imported zones
+keep dnspython's quoted form (``0 issue "ca.org; policy=ev"``), which is parsed as such.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import dns.rdata
 import dns.rdataclass
 import dns.rdtypes.ANY.CAA
 
+from openkeel_designate.domain import errors
 from openkeel_designate.domain.rrtypes.base import DOMAIN_RE, RecordType, loose_int
 
 KEY_VALUE_RE = re.compile(r"^\s[A-Za-z0-9]+=[A-Za-z0-9]+")
@@ -56,16 +59,22 @@ def _split(data: str) -> tuple[str, str, str] | None:
 
 class CAA(RecordType):
     name = "CAA"
+    rank = 13
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):
             return False
-        fields = _split(data)
-        if fields is None:
+        flags, first_space, rest = data.partition(" ")
+        if not first_space or not loose_int(flags, 0, 1):
             return False
-        flags, tag, value = fields
-        if not loose_int(flags, 0, 1):
-            return False
+        tag, second_space, value = rest.partition(" ")
+        if not second_space:
+            # Designate indexes the value after the tag without checking it is there: the
+            # IndexError is not one its record parser collects, so the whole body is refused
+            # with that error's text instead of a per-record "is not a 'CAA' Record".
+            raise errors.InvalidObject(
+                "Provided object is not valid. Got a IndexError error with message "
+                "list index out of range")
         if tag in ("issue", "issuewild"):
             return _issue_ok(value)
         if tag == "iodef":
@@ -77,6 +86,8 @@ class CAA(RecordType):
         if fields is None:
             raise ValueError(f"not a CAA record: {data!r}")
         flags, tag, value = fields
+        if value.startswith('"'):  # zone file form, as imports store it: dnspython reads it
+            return dns.rdata.from_text(dns.rdataclass.IN, self.rdatatype(), data)
         return dns.rdtypes.ANY.CAA.CAA(
             dns.rdataclass.IN, self.rdatatype(), int(flags), tag.encode(), value.encode()
         )

@@ -69,6 +69,7 @@ def _parse(data: str) -> tuple[int, int, int, bytes] | None:
 
 class CERT(RecordType):
     name = "CERT"
+    rank = 14
 
     def is_valid(self, data: str) -> bool:
         return isinstance(data, str) and _parse(data) is not None

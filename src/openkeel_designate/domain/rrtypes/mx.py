@@ -14,6 +14,7 @@ from openkeel_designate.domain.rrtypes.base import RecordType, canonical_int, sp
 
 class MX(RecordType):
     name = "MX"
+    rank = 4
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

@@ -32,6 +32,7 @@ def _text_field_ok(value: str, pattern: re.Pattern[str]) -> bool:
 
 class NAPTR(RecordType):
     name = "NAPTR"
+    rank = 12
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

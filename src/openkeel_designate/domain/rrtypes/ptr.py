@@ -11,6 +11,7 @@ from openkeel_designate.domain.rrtypes.base import RecordType, is_domain
 
 class PTR(RecordType):
     name = "PTR"
+    rank = 9
 
     def is_valid(self, data: str) -> bool:
         return is_domain(data)

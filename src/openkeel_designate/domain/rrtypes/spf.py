@@ -16,6 +16,7 @@ from openkeel_designate.domain.rrtypes.txt import quotes_escaped
 
 class SPF(RecordType):
     name = "SPF"
+    rank = 7
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str) or "\n" in data:

@@ -20,6 +20,7 @@ SRV_NAME_RE = re.compile(
 
 class SRV(RecordType):
     name = "SRV"
+    rank = 5
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

@@ -16,6 +16,7 @@ FINGERPRINT_RE = re.compile(r"^([0-9A-Fa-f]{10,40}|[0-9A-Fa-f]{64})\Z")
 
 class SSHFP(RecordType):
     name = "SSHFP"
+    rank = 10
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):

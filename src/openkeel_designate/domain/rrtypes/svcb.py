@@ -14,8 +14,10 @@ Designate's reading, reproduced because it decides what the API accepts:
   and, for SVCB only, ``dohpath`` (relative, at least 7 characters, containing ``{?dns}``);
 * the stored ``key=value`` strings are length-limited: 255 characters, 10 for ``port=...``.
 
-A recordset whose name contains ``_dns`` must carry a ``dohpath`` when it offers h2 or h3
-(RFC 9461 §5); ``requires_dohpath`` reports that case for the recordset service.
+A record of a recordset whose name contains ``_dns`` (case-sensitive) must name its ``alpn``
+and carry a ``dohpath`` when it offers h2 or h3 (RFC 9461 §5, as Designate reads it); a
+recordset without a name fails every record, since Designate looks for ``_dns`` in the
+missing name. HTTPS records are not held to this (``doh_discovery``).
 """
 
 from __future__ import annotations
@@ -106,7 +108,10 @@ def parse_params(tokens: list[str]) -> dict[str, str | bool] | None:
 
 class SVCB(RecordType):
     name = "SVCB"
+    rank = 16
     checks: ClassVar[dict[str, Callable[[str, dict[str, str | bool]], bool]]] = SVCB_CHECKS
+    # Whether records of ``_dns`` names follow RFC 9461's DoH discovery rule (SVCB, not HTTPS).
+    doh_discovery: ClassVar[bool] = True
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str):
@@ -129,14 +134,22 @@ class SVCB(RecordType):
         limit = _MAX_PORT_PARAM if key == "port" else _MAX_PARAM
         return len(f"{key}={value}") <= limit
 
-    def requires_dohpath(self, name: str, data: str) -> bool:
-        """Whether a valid record under ``name`` lacks the dohpath RFC 9461 asks for."""
-        if "_dns" not in name or "dohpath" not in self.checks:
-            return False
-        params = parse_params(data.split(" ")[2:]) or {}
-        alpn = params.get("alpn")
-        offers_http2_or_3 = isinstance(alpn, str) and bool({"h2", "h3"} & set(alpn.split(",")))
-        return offers_http2_or_3 and "dohpath" not in params
+    def is_valid_in(self, name: str | None, data: str) -> bool:
+        return self.is_valid(data) and not (self.doh_discovery and _breaks_doh_rule(name, data))
+
+
+def _breaks_doh_rule(name: str | None, data: str) -> bool:
+    """A valid record of a ``_dns`` recordset without an alpn, or offering h2 or h3 without a
+    dohpath; any record of a recordset with no name at all."""
+    if name is None:
+        return True
+    if "_dns" not in name:
+        return False
+    params = parse_params(data.split(" ")[2:]) or {}
+    alpn = params.get("alpn")
+    if not isinstance(alpn, str):
+        return True
+    return bool({"h2", "h3"} & set(alpn.split(","))) and "dohpath" not in params
 
 
 TYPE = SVCB()

@@ -50,6 +50,7 @@ def _parse(data: str) -> tuple[int, int, int, bytes] | None:
 
 class TLSA(RecordType):
     name = "TLSA"
+    rank = 17
 
     def is_valid(self, data: str) -> bool:
         return isinstance(data, str) and _parse(data) is not None
@@ -61,10 +62,8 @@ class TLSA(RecordType):
             return NAME_FORMAT_MESSAGE
         port = int(match.group(1))
         if port > 65535:
-            return (
-                f"TLSA recordset name {name} contains invalid port {port}: "
-                "port must be in range 0-65535"
-            )
+            return (f"TLSA recordset name contains invalid port {port}: "
+                    "port must be in range 0-65535")
         return None
 
     def render(self, data: str) -> dns.rdata.Rdata:

@@ -59,6 +59,7 @@ def is_valid_text(value: str) -> bool:
 
 class TXT(RecordType):
     name = "TXT"
+    rank = 6
 
     def is_valid(self, data: str) -> bool:
         if not isinstance(data, str) or data.endswith("\\"):

@@ -1,4 +1,4 @@
-"""CNAME: corpus verdicts (rr-cname, recordsets) and the one-record limit."""
+"""CNAME: corpus verdicts (rr-cname, recordsets), the one-record limit, alone at its name."""
 
 import pytest
 
@@ -29,3 +29,8 @@ def test_rejects(data):
 def test_a_cname_recordset_holds_one_record():
     assert CNAME.max_records == 1
     assert rrtypes.get("A").max_records is None
+
+
+def test_a_cname_is_alone_at_its_name():
+    assert CNAME.exclusive
+    assert not rrtypes.get("A").exclusive

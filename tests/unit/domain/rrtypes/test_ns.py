@@ -1,4 +1,4 @@
-"""NS: corpus verdicts (rr-ns) and the zone-name rule for the recordset name."""
+"""NS: corpus verdicts (rr-ns), the zone-name rule for the recordset name, the managed apex."""
 
 import pytest
 
@@ -18,6 +18,11 @@ def test_accepts_and_renders(data):
 )
 def test_rejects(data):
     assert not NS.is_valid(data)
+
+
+def test_the_apex_ns_recordset_is_designates():
+    assert NS.apex_managed
+    assert not rrtypes.get("A").apex_managed
 
 
 def test_recordset_name_cannot_be_a_wildcard():

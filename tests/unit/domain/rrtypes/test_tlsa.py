@@ -57,9 +57,8 @@ def test_name_rule_format_message(name):
 
 @pytest.mark.parametrize("port", [65536, 99999])
 def test_name_rule_port_message(port):
-    message = TLSA.name_error(f"_{port}._tcp.example.com.")
-    assert message is not None
-    assert message.endswith(f"contains invalid port {port}: port must be in range 0-65535")
+    assert TLSA.name_error(f"_{port}._tcp.example.com.") == (
+        f"TLSA recordset name contains invalid port {port}: port must be in range 0-65535")
 
 
 def test_generic_host_name_rule_still_applies():

@@ -1,4 +1,5 @@
-"""TSIG keys as mdns sees them: a key plus the scope it opens (spec/async.md §4).
+"""TSIG keys as mdns and the built-in nameserver see them: a key plus the scope it opens
+(spec/async.md §4).  Pure dnspython, so both services and storage's keyring share it.
 
 A key of scope POOL lets its holder see that pool's zones, a key of scope ZONE one zone.  The
 keyring is looked up while a message is parsed (dnspython calls ``lookup``), so an unknown key or
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import dns.exception
+import dns.flags
+import dns.message
 import dns.name
 import dns.tsig
 
@@ -82,3 +85,37 @@ class StaticKeyring:
 
     async def refresh(self, force: bool = False) -> None:
         return None
+
+
+async def parse_query(wire: bytes, keyring: Keyring | None) -> dns.message.Message | None:
+    """The query in ``wire``, or None for anything malformed, unverifiable (TSIG) or not a query.
+
+    Shared by mdns and the built-in nameserver, so both treat signatures alike.  Only a signed
+    message touches the key store: the keyring is refreshed when due (at once, rate-limited,
+    when the key was unknown or the signature failed, so a key created a moment ago works) and
+    the message parsed again against it.  Unsigned queries never wait for the database, which
+    keeps the built-in nameserver answering while it is down.  Without a keyring every signed
+    message is dropped."""
+    signed = False
+
+    def key_of(_message: dns.message.Message, name: dns.name.Name) -> dns.tsig.Key | None:
+        nonlocal signed
+        signed = True
+        entry = keyring.lookup(name) if keyring is not None else None
+        return entry.key if entry is not None else None
+
+    def parse() -> dns.message.Message | None:
+        try:
+            return dns.message.from_wire(wire, keyring=key_of)
+        except Exception:
+            return None
+
+    message = parse()
+    if signed:
+        if keyring is None:
+            return None
+        await keyring.refresh(force=message is None)
+        message = parse()
+    if message is None or message.flags & dns.flags.QR:
+        return None
+    return message

@@ -42,11 +42,21 @@ def _not_none(name: str, value: Any) -> None:
         raise FieldError(f"Field `{name}' cannot be None")
 
 
+def _text(name: str, value: Any) -> str:
+    """``value`` as a string field takes it (oslo.versionedobjects): text, or a number (a JSON
+    boolean too) written out; a list or an object is refused."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return str(value)
+    raise FieldError(f"A string is required in field {name}, not a {type(value).__name__}")
+
+
 def string(max_length: int) -> Coercer:
     def coerce(name: str, value: Any) -> str | None:
         if value is None:
             return None
-        text = value if isinstance(value, str) else str(value)
+        text = _text(name, value)
         if len(text) > max_length:
             raise FieldError(f"Value too long for {name}")
         return text
@@ -59,7 +69,9 @@ def integer(minimum: int = 0, maximum: int = MAX_INT) -> Coercer:
             return None
         try:
             number = int(value)
-        except (TypeError, ValueError) as exc:
+        except TypeError as exc:
+            raise FieldError(str(exc), "TypeError") from exc
+        except ValueError as exc:
             raise FieldError(str(exc)) from exc
         if number < minimum:
             raise FieldError(f"Value must be >= {minimum} for field {name}")
@@ -80,12 +92,12 @@ def enum(*allowed: str) -> Coercer:
 
 
 def domain(name: str, value: Any) -> str:
-    """A zone name: absolute, 255 at most, labels of 63 at most."""
+    """A zone name: 255 at most, labels of 63 at most, absolute (checked in that order)."""
     _not_none(name, value)
-    text = str(value)
+    text = _text(name, value)
+    _check_lengths(name, text)
     if not text.endswith("."):
         raise FieldError(f"Domain {text} does not end with a dot")
-    _check_lengths(name, text)
     if not ZONE_NAME_RE.match(text):
         raise FieldError(f"Domain {text} is invalid")
     return text
@@ -94,36 +106,46 @@ def domain(name: str, value: Any) -> str:
 def hostname(name: str, value: Any) -> str:
     """A recordset name: like a domain, but a leading ``*`` label is allowed."""
     _not_none(name, value)
-    text = str(value)
+    text = _text(name, value)
+    _check_lengths(name, text)
     if not text.endswith("."):
         raise FieldError(f"Host name {text} does not end with a dot")
-    _check_lengths(name, text)
     if not HOST_NAME_RE.match(text):
         raise FieldError(f"Host name {text} is invalid")
     return text
 
 
 def _check_lengths(name: str, text: str) -> None:
+    """The whole name, then each label (the last too, when there is no final dot)."""
     if len(text) > 255:
         raise FieldError(f"Value too long for {name}")
-    for label in text.split(".")[:-1]:
+    for label in text.split("."):
         if len(label) > 63:
             raise FieldError(f"Host {label} is too long")
 
 
 def email(name: str, value: Any) -> str | None:
+    """An address: 255 at most, one ``@``, and as a name (``@`` read as a dot) a valid domain."""
     if value is None:
         return None
-    text = str(value)
-    if text.count("@") != 1 or not ZONE_NAME_RE.match(text.replace("@", ".") + "."):
-        raise FieldError(f"{text} is not an email")
+    text = _text(name, value)
     if len(text) > 255:
         raise FieldError(f"Value too long for {name}")
+    if text.count("@") != 1:
+        raise FieldError(f"{text} is not an email")
+    if not ZONE_NAME_RE.match(text.replace("@", ".") + "."):
+        raise FieldError(f"Email {text} is invalid")
     return text
 
 
 def string_map(max_length: int = 50) -> Coercer:
-    """``attributes``: an object of short strings (a non-object fails as Designate's does)."""
+    """``attributes``: an object of short strings (a non-object fails as Designate's does).
+
+    Designate makes each pair an attribute object with a ``key`` and a ``value`` string field,
+    both required, so its errors name those fields, the key's first.
+    """
+    member = string(max_length)
+
     def coerce(name: str, value: Any) -> dict[str, str] | None:
         if value is None:
             return None
@@ -132,27 +154,19 @@ def string_map(max_length: int = 50) -> Coercer:
                              "AttributeError")
         result = {}
         for key, item in value.items():
-            key_text, item_text = str(key), str(item)
-            if len(key_text) > max_length or len(item_text) > max_length:
-                raise FieldError(f"Value too long for {name}")
-            result[key_text] = item_text
+            key_text = member("key", key)
+            _not_none("value", item)
+            result[key_text] = member("value", item)
         return result
     return coerce
 
 
-def string_list(name: str, value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if not isinstance(value, list):
-        raise FieldError(f"An object of type {type(value).__name__} is not a list")
-    return [str(item) for item in value]
-
-
 def uuid_string(name: str, value: Any) -> str | None:
+    """A UUID in hex, dashes optional; anything else fails with Python's ``uuid`` wording."""
     if value is None:
         return None
     text = str(value)
     if not re.fullmatch(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
                         r"[0-9a-fA-F]{12}", text):
-        raise FieldError(f"{text} is not a valid UUID")
+        raise FieldError("badly formed hexadecimal UUID string")
     return text

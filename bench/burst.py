@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""A burst of zone creates: how long until all are ACTIVE, and how many NOTIFYs the pool gets.
+
+Starts our server (embedded default: SQLite, built-in nameserver) whose default pool also
+NOTIFYs a counter socket of this script (``also_notifies``), then ``--clients`` clients create
+``--zones`` zones in all, as fast as the API answers, and the script polls the zone list until
+every zone is ACTIVE (or ``--timeout``). Printed: the POST phase (time, rate, p50/p99), the
+time until all are ACTIVE, and the NOTIFYs received by the counter (per zone, and the busiest
+second): a pool that gets one NOTIFY per change, spread over the burst, is not stormed.
+Figures are printed, never asserted.
+
+    .venv/bin/python bench/burst.py [--zones 1000] [--clients 20] [--server-src DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import os
+import socket
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import dns.message
+import httpx
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from stats import summarize  # noqa: E402
+from targets import BENCH_QUOTAS, ServerProcess  # noqa: E402
+from support.server import builtin_pool  # noqa: E402
+
+
+class NotifyCounter:
+    """A UDP socket that answers and counts every NOTIFY, by zone and by second."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.per_zone: collections.Counter[str] = collections.Counter()
+        self.per_second: collections.Counter[int] = collections.Counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                wire, peer = self.sock.recvfrom(65535)
+            except OSError:
+                continue
+            try:
+                message = dns.message.from_wire(wire)
+            except Exception:  # noqa: BLE001 - not a NOTIFY: not counted
+                continue
+            self.per_zone[message.question[0].name.to_text()] += 1
+            self.per_second[int(time.monotonic())] += 1
+            self.sock.sendto(dns.message.make_response(message).to_wire(), peer)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+def pools_with_counter(counter: NotifyCounter):  # noqa: ANN201
+    def pools(server: ServerProcess) -> str:
+        return builtin_pool(server) + f"""  also_notifies:
+    - host: 127.0.0.1
+      port: {counter.port}
+"""
+    return pools
+
+
+async def burst(api_url: str, zones: int, clients: int, timeout: float) -> dict:
+    headers = {"X-Auth-Project-ID": "burst", "Content-Type": "application/json"}
+    tag = uuid.uuid4().hex[:6]
+    names = [f"b{i}-{tag}.burst.test." for i in range(zones)]
+    latencies: list[float] = []
+    failures: list[str] = []
+    async with httpx.AsyncClient(base_url=api_url, headers=headers, timeout=60,
+                                 limits=httpx.Limits(max_connections=clients)) as http:
+        queue = list(reversed(names))
+
+        async def client() -> None:
+            while queue:
+                name = queue.pop()
+                t0 = time.perf_counter()
+                resp = await http.post("/v2/zones", json={"name": name, "email": "b@burst.test"})
+                latencies.append(time.perf_counter() - t0)
+                if resp.status_code != 202:
+                    failures.append(f"{resp.status_code} {resp.text[:120]}")
+        t0 = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(clients)))
+        posted = time.perf_counter() - t0
+        active_at = None
+        while time.perf_counter() - t0 < timeout:
+            listing = (await http.get("/v2/zones", params={"limit": 1, "status": "ACTIVE"})).json()
+            if listing["metadata"]["total_count"] >= zones - len(failures):
+                active_at = time.perf_counter() - t0
+                break
+            await asyncio.sleep(0.1)
+    return {"posted_s": posted, "all_active_s": active_at, "latency": summarize(latencies),
+            "failures": failures[:5], "failed": len(failures)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--zones", type=int, default=1000)
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--server-src", type=Path, default=None)
+    args = ap.parse_args()
+    counter = NotifyCounter()
+    env = {"PYTHONPATH": str(args.server_src.resolve())} if args.server_src else None
+    try:
+        with ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, project="burst", wait_dns=True,
+                           start_timeout=120, pools=pools_with_counter(counter), env=env) as server:
+            load = os.getloadavg()[0]
+            result = asyncio.run(burst(server.api_url, args.zones, args.clients, args.timeout))
+            time.sleep(2)  # late re-NOTIFYs still count
+    finally:
+        counter.close()
+    lat = result["latency"]
+    per_zone = list(counter.per_zone.values())
+    print(f"{args.zones} zones by {args.clients} clients (load {load:.1f} -> {os.getloadavg()[0]:.1f}): "
+          f"POSTs done in {result['posted_s']:.1f} s ({args.zones / result['posted_s']:.0f}/s, "
+          f"p50 {lat.get('p50', 0) * 1000:.0f} ms, p99 {lat.get('p99', 0) * 1000:.0f} ms, "
+          f"{result['failed']} failed {result['failures']}); all ACTIVE after "
+          f"{result['all_active_s'] and round(result['all_active_s'], 1)} s")
+    print(f"NOTIFYs to the also-notify counter: {sum(per_zone)} for {len(per_zone)} zones "
+          f"(max {max(per_zone, default=0)} per zone), busiest second "
+          f"{max(counter.per_second.values(), default=0)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

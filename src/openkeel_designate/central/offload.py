@@ -1,0 +1,94 @@
+"""CPU-bound work off the event loop, in a small pool of worker processes.
+
+The API, mdns and the built-in nameserver share one asyncio loop, so anything that computes for
+long on it — dnspython parsing an imported zone file, rendering a zone file for an export —
+delays every DNS answer and API call of every tenant.  ``run(fn, *args)`` executes ``fn`` in
+another process and awaits the result.
+
+Why processes and not threads: under the GIL a thread running pure Python hands the GIL back
+only every switch interval (5 ms), and the loop thread must win it again after each socket call
+it released it for, so the loop crawls while the thread computes.  Measured with
+``bench/import_isolation.py`` (loop part: a 5 ms ticker while 9,000 records are parsed, on the
+shared 2-core machine, four runs): worst loop lag 0.7-2.2 s inline (the whole parse), 60-170 ms
+in a thread, 30-55 ms in a process (one run 190 ms, when every core was busy elsewhere).
+Shipping the text and the parsed result between processes (pickle, done by the executor's own
+threads) costs a few ms for that size, far less than the parse.  Work that is cheaper than its
+pickling (rendering an export: ``central/zonefile.py``) does not belong here.
+
+Why a bounded pool: at most ``WORKERS`` processes (one per core beyond the first, at most two),
+started on first use, so concurrent imports queue instead of taking every core from the loop.
+Why ``spawn``: forking a process that runs threads (notifications, database drivers) can copy a
+lock held by another thread into the child; a spawned worker imports only what ``fn`` needs.
+A worker exits by itself when the process that started it dies, even by SIGKILL.
+
+``fn`` and its arguments must be picklable: a plain module-level function (e.g.
+``central/zonefile_import.parse``).  As with any ``spawn`` pool, a worker re-imports the main
+module, so a script that uses this must keep its work under ``if __name__ == "__main__":``
+(the console script, pytest and the bench scripts do).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
+_PARENT_CHECK_SECONDS = 1.0
+
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+
+
+async def run(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker process; its exception is raised here as it was raised there."""
+    pool = _executor()
+    try:
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+    except BrokenProcessPool:
+        _discard(pool)  # a worker died (killed, out of memory): the next call gets a new pool
+        raise
+
+
+def shutdown() -> None:
+    """Stop the workers (idle ones at once; a running job is finished first)."""
+    global _pool
+    with _lock:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _executor() -> ProcessPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(
+                max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_watch_parent, initargs=(os.getpid(),))
+        return _pool
+
+
+def _discard(pool: ProcessPoolExecutor) -> None:
+    global _pool
+    with _lock:
+        if _pool is pool:
+            _pool = None
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """In the worker: exit when the parent is gone (a pool worker outlives a SIGKILLed parent)."""
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(_PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="offload-parent-watch", daemon=True).start()

@@ -1,0 +1,117 @@
+"""Propagation rows (``zone_propagation``), the pending backlog, and the change log of a zone.
+
+Written by the worker once per push (not per poll: a push polls up to hundreds of times) and by
+a propagation request that found the rows stale; read by the API and ``manage zone status``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.models import Zone, ZoneChange, ZonePropagation, utcnow
+
+NAMESERVER = "nameserver"
+TARGET = "target"
+UNSERVED = ("PENDING", "ERROR")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One server as seen now; ``kind`` is NAMESERVER or TARGET."""
+
+    kind: str
+    host: str
+    port: int
+    status: str
+    serial: int | None = None
+    error: str | None = None
+    target_type: str | None = None
+
+
+@dataclass(frozen=True)
+class Backlog:
+    by_status: dict[str, int]
+    pending: int
+    oldest_pending_since: datetime | None
+
+
+async def record(session: AsyncSession, zone_id: str, seen: list[Seen],
+                 prune_nameservers: bool = False) -> None:
+    """Overwrite what is known of each server; ``since`` moves only when its status changes.
+
+    ``prune_nameservers``: ``seen`` lists every nameserver of the pool now, so rows of servers
+    removed from it go.
+    """
+    now = utcnow()
+    rows = {(r.kind, r.host, r.port): r for r in await for_zone(session, zone_id)}
+    for item in seen:
+        row = rows.get((item.kind, item.host, item.port))
+        if row is None:
+            session.add(ZonePropagation(zone_id=zone_id, kind=item.kind, host=item.host,
+                                        port=item.port, since=now, checked_at=now,
+                                        status=item.status, serial=item.serial,
+                                        last_error=item.error, target_type=item.target_type))
+            continue
+        if row.status != item.status:
+            row.since = now
+        row.status, row.serial, row.checked_at = item.status, item.serial, now
+        row.target_type = item.target_type or row.target_type
+        # A server back in sync keeps its last error, so "what went wrong" survives recovery.
+        row.last_error = item.error or row.last_error
+    if prune_nameservers:
+        keep = {(i.host, i.port) for i in seen if i.kind == NAMESERVER}
+        for (kind, host, port), row in rows.items():
+            if kind == NAMESERVER and (host, port) not in keep:
+                await session.delete(row)
+    await session.flush()
+
+
+async def for_zone(session: AsyncSession, zone_id: str) -> list[ZonePropagation]:
+    return list((await session.execute(
+        select(ZonePropagation).where(ZonePropagation.zone_id == zone_id)
+        .order_by(ZonePropagation.kind, ZonePropagation.host, ZonePropagation.port))).scalars())
+
+
+async def forget(session: AsyncSession, zone_id: str) -> None:
+    await session.execute(delete(ZonePropagation).where(ZonePropagation.zone_id == zone_id))
+
+
+async def backlog(session: AsyncSession) -> Backlog:
+    """Live zones by status and the oldest unserved write: two indexed aggregate reads."""
+    counts = dict((await session.execute(
+        select(Zone.status, func.count()).where(Zone.deleted == zone_store.LIVE)
+        .group_by(Zone.status))).all())
+    oldest = (await session.execute(
+        select(func.min(Zone.pending_since)).where(
+            Zone.deleted == zone_store.LIVE, Zone.status.in_(UNSERVED)))).scalar_one_or_none()
+    pending = sum(counts.get(s, 0) for s in UNSERVED)
+    return Backlog(by_status=counts, pending=pending, oldest_pending_since=oldest)
+
+
+async def changes(session: AsyncSession, zone_id: str, limit: int) -> list[dict]:
+    """The zone's serial steps as mdns served them (IXFR history), newest first."""
+    rows = (await session.execute(
+        select(ZoneChange.serial, ZoneChange.from_serial, ZoneChange.added, ZoneChange.removed,
+               ZoneChange.created_at).where(ZoneChange.zone_id == zone_id)
+        .order_by(ZoneChange.id.desc()).limit(limit))).all()
+    return [{"serial": r.serial, "from_serial": r.from_serial,
+             "added": [_record(x) for x in json.loads(r.added)],
+             "removed": [_record(x) for x in json.loads(r.removed)],
+             "created_at": r.created_at} for r in rows]
+
+
+def _record(row: list) -> dict:
+    name, rtype, ttl, data = row
+    return {"name": name, "type": rtype, "ttl": ttl, "data": data}
+
+
+async def zone_id_by_name(session: AsyncSession, name_key: str) -> str | None:
+    """The live zone of that (case-folded) name in any pool, for operators who type names."""
+    return (await session.execute(select(Zone.id).where(
+        Zone.name_key == name_key, Zone.deleted == zone_store.LIVE).limit(1))).scalar_one_or_none()
