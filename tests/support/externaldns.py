@@ -25,6 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
+from support.server import ServerProcess, free_port
+
 MEDIA_TYPE = "application/external.dns.webhook+json;version=1"
 SUPPORTED = ["A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME"]
 
@@ -302,3 +306,44 @@ class MiniExternalDNS:
         return Ep(txt_name(endpoint.name, endpoint.type), "TXT",
                   [serialize_labels(endpoint.labels)], labels={"ownedRecord": endpoint.name},
                   set_id=endpoint.set_id, provider_specific=endpoint.provider_specific)
+
+
+# --- a serve with the webhook on ---------------------------------------------------------------
+PROJECT = "xdns-project"
+
+
+class Webhook:
+    """One server: its webhook (as ExternalDNS's Go client calls it) and its v2 API."""
+
+    def __init__(self, server: ServerProcess, listen: int, health: int):
+        self.server = server
+        self.url = f"http://127.0.0.1:{listen}"
+        self.health_url = f"http://127.0.0.1:{health}"
+        self.go = GoWebhookClient(self.url)
+        self.api = httpx.Client(base_url=server.api_url, headers=server.headers(PROJECT),
+                                timeout=30)
+
+    def zone(self, name: str) -> dict[str, Any]:
+        response = self.api.post("/v2/zones", json={"name": name, "email": f"h@{name}"[:-1]})
+        assert response.status_code == 202, response.text
+        return response.json()
+
+    def recordsets(self, zone_id: str, **criteria: str) -> dict[tuple[str, str], list[str]]:
+        listing = self.api.get(f"/v2/zones/{zone_id}/recordsets",
+                               params={"limit": 1000, **criteria}).json()["recordsets"]
+        return {(rs["name"], rs["type"]): sorted(rs["records"]) for rs in listing}
+
+
+def start(roles: str | None = None, database: str = "sqlite",
+          **externaldns: Any) -> tuple[ServerProcess, int, int]:
+    """A started ``serve`` with ``[service:externaldns]`` options (project_id is PROJECT unless
+    given), and the webhook's and health listener's ports."""
+    listen, health = free_port(), free_port()
+    options = {"service:externaldns": {"listen": f"127.0.0.1:{listen}",
+                                       "health_listen": f"127.0.0.1:{health}",
+                                       "project_id": PROJECT, **externaldns}}
+    server = ServerProcess(options=options, roles=roles, database=database)
+    server.start()
+    return server, listen, health
+
+

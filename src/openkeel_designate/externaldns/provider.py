@@ -74,7 +74,7 @@ class Provider:
                  for z in await self.zones()]
         planned, skipped = batches.Planner(zones, self.filters).plan(changes)
         for item in skipped:
-            LOG.info("externaldns: %s[%d] %s skipped: %s", item.section, item.index, item.name,
+            LOG.warning("externaldns: %s[%d] %s skipped: %s", item.section, item.index, item.name,
                      item.reason)
         applied: list[str] = []
         for batch in planned:
