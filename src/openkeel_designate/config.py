@@ -282,6 +282,27 @@ def _handler_opts(exchange: str) -> list[cfg.Opt]:
     ]
 
 
+# Ours (issue 14): ExternalDNS's webhook provider as a role of serve (externaldns/).
+_EXTERNALDNS = [
+    cfg.StrOpt("listen", default="127.0.0.1:8888",
+               help="host:port of the webhook ExternalDNS calls (--webhook-provider-url). "
+                    "Unauthenticated, as ExternalDNS's webhook protocol is: keep it on "
+                    "loopback (a sidecar in ExternalDNS's pod) or a network only it reaches."),
+    cfg.StrOpt("health_listen", default="127.0.0.1:8080",
+               help="host:port serving GET /healthz (200 while the database answers)."),
+    cfg.StrOpt("project_id",
+               help="The project whose zones the webhook manages. Unset: the role is off in "
+                    "the default serve (every role), and serve --roles externaldns refuses "
+                    "to start."),
+    cfg.ListOpt("domain_filter", default=[],
+                help="Zones (or names) the webhook manages, as ExternalDNS's --domain-filter; "
+                     "answered to ExternalDNS at negotiation. Empty: every zone of the "
+                     "project."),
+    cfg.IntOpt("max_body_size", default=16 * 1024 * 1024, min=1024,
+               help="Bytes one request body may have (a first sync posts every record at "
+                    "once); above, 413."),
+]
+
 _HEARTBEAT = [
     cfg.FloatOpt("heartbeat_interval", default=10.0),
     cfg.StrOpt("emitter_type", default="rpc"),
@@ -312,6 +333,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "keystone_authtoken": _KEYSTONE_AUTHTOKEN,
     "heartbeat_emitter": _HEARTBEAT,
     "service:sink": _SINK,
+    "service:externaldns": _EXTERNALDNS,
     "handler:nova_fixed": _handler_opts("nova"),
     "handler:neutron_floatingip": _handler_opts("neutron"),
     "network_api:neutron": _NEUTRON,

@@ -2,10 +2,12 @@
 asyncio tasks of one process.
 
 Roles: ``api`` (REST, with central in-process), ``worker``, ``mdns``, ``producer``,
-``nameserver`` (the built-in authoritative server), ``sink`` (Nova/Neutron notifications).
-``serve`` with no ``--roles`` runs them all.  The sink is in that default set but does nothing
-unless ``[service:sink] enabled_notification_handlers`` names a handler, so the embedded default
-needs no broker; an unreachable broker is logged and retried while the other roles serve.
+``nameserver`` (the built-in authoritative server), ``sink`` (Nova/Neutron notifications),
+``externaldns`` (ExternalDNS's webhook provider).  ``serve`` with no ``--roles`` runs them all.
+The sink is in that default set but does nothing unless ``[service:sink]
+enabled_notification_handlers`` names a handler, so the embedded default needs no broker; an
+unreachable broker is logged and retried while the other roles serve.  Likewise the webhook
+starts with the default set only when ``[service:externaldns] project_id`` names its project.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate import schema_child
 from openkeel_designate.config import database_url, parse_hostport
+from openkeel_designate.externaldns import app as externaldns_app
 from openkeel_designate.mdns.server import MdnsServer
 from openkeel_designate.storage.keyring import SqlKeyring
 from openkeel_designate.nameserver.server import BuiltinNameserver
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
     from openkeel_designate.sink.service import Sink
 
 LOG = logging.getLogger(__name__)
-ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver", "sink")
+ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver", "sink", "externaldns")
 # Designate's service names in /v2/service_statuses for our roles (the api hosts central).
 HEARTBEAT_NAMES = {"api": "central", "worker": "worker", "mdns": "mdns", "producer": "producer"}
 
@@ -98,6 +101,8 @@ class Runtime:
         if "api" in self.roles:
             await self._start_api()
             self._tasks.append(asyncio.create_task(self.task_runner.sweep_forever()))
+        if "externaldns" in self.roles:
+            await self._start_externaldns()
         names = [HEARTBEAT_NAMES[r] for r in self.roles if r in HEARTBEAT_NAMES]
         self.producer = Producer(self.services, self.worker.owner if self.worker else
                                  f"{self.conf.host}:{os.getpid()}", names)
@@ -205,6 +210,33 @@ class Runtime:
         for server in self._servers:
             while not server.started:
                 await asyncio.sleep(0.01)
+
+    async def _start_externaldns(self) -> None:
+        """ExternalDNS's webhook and its /healthz: on when a project is named; asked for by
+        ``--roles`` without one, a configuration error."""
+        options = self.conf["service:externaldns"]
+        if not options.project_id:
+            if set(self.roles) != set(ALL_ROLES):
+                raise SystemExit("serve --roles externaldns needs [service:externaldns] "
+                                 "project_id: the project whose zones ExternalDNS manages")
+            return
+        await self._serve_http(externaldns_app.create_app(self.services),
+                               parse_hostport(options.listen, 8888))
+        await self._serve_http(externaldns_app.create_health_app(self.services),
+                               parse_hostport(options.health_listen, 8080))
+        LOG.info("ExternalDNS webhook for project %s on http://%s/ (health on http://%s/healthz)",
+                 options.project_id, options.listen, options.health_listen)
+
+    async def _serve_http(self, app: object, address: tuple[str, int]) -> None:
+        """One more uvicorn listener with the API's limits, started before ``start`` returns."""
+        server = uvicorn.Server(server_config(app, address[0], address[1], self.conf))
+        server.install_signal_handlers = lambda: None  # the runtime owns the signals
+        self._servers.append(server)
+        self._tasks.append(asyncio.create_task(server.serve()))
+        while not server.started:
+            if self._tasks[-1].done():  # e.g. the address is taken: say so and stop
+                raise SystemExit(f"cannot listen on {address[0]}:{address[1]}")
+            await asyncio.sleep(0.01)
 
     def request_stop(self) -> None:
         self._stopped.set()

@@ -29,6 +29,8 @@ LAYERS: dict[str, set[str]] = {
     "storage": {"dnswire", "domain"},
     "central": {"storage", "network", "config", "dnswire", "domain", "observability"},
     "api": {"central", "domain", "observability"},
+    # ExternalDNS's webhook provider: receives HTTP as the api does and calls central in process
+    "externaldns": {"central", "domain", "observability"},
     "backends": {"config", "dnswire", "domain"},
     "worker": {"central", "storage", "backends", "dnswire", "domain", "observability"},
     "mdns": {"dnswire", "domain", "observability"},
@@ -36,7 +38,7 @@ LAYERS: dict[str, set[str]] = {
     "producer": {"central", "storage", "dnswire", "domain"},
     "sink": {"central", "storage", "dnswire", "domain"},
     # the composition root: wires every role together, so it may reach them all
-    "runtime": {"api", "central", "config", "mdns", "nameserver", "producer", "sink", "storage",
+    "runtime": {"api", "central", "config", "externaldns", "mdns", "nameserver", "producer", "sink", "storage",
                 "worker", "dnswire", "domain", "backends", "network", "observability",
                 "schema_child"},
     # serve's schema check/migration in a short-lived child (alembic never loads in the server)
