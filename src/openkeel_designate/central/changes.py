@@ -19,9 +19,10 @@ from openkeel_designate.central import recordsets as rs
 from openkeel_designate.central.change_status import status_of
 from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import RecordSetView
+from openkeel_designate.central.views import RecordSetView, zone_etag
 from openkeel_designate.central.zones import mark_pending
-from openkeel_designate.domain import errors
+from openkeel_designate.domain import conditions, errors
+from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import changes as change_store
 from openkeel_designate.storage import recordsets as rs_store
@@ -51,10 +52,15 @@ class _Problem(Exception):
 
 
 async def apply_changes(svc: Services, ctx: RequestContext, zone_id: str,
-                        changes: list[dict[str, Any]]) -> ChangeView:
-    """All changes or none; the zone is marked pending once, so the worker gives one serial."""
+                        changes: list[dict[str, Any]],
+                        condition: Condition | None = None) -> ChangeView:
+    """All changes or none; the zone is marked pending once, so the worker gives one serial.
+
+    ``condition`` (``If-Match`` with the zone's ETag): only if the zone is as the caller read it.
+    """
     async def work(session: AsyncSession) -> tuple[ChangeView, list[Outcome]]:
         zone, shared = await rs.zone_for_write(session, ctx, zone_id)
+        conditions.check(condition, zone_etag(zone))
         problems: list[dict[str, Any]] = []
         outcomes: list[Outcome] = []
         for index, change in enumerate(changes):

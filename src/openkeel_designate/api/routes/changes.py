@@ -10,6 +10,7 @@ from fastapi.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json_value
+from openkeel_designate.api.conditional import condition
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import changes as change_schema
@@ -38,7 +39,8 @@ async def apply_changes(zone_id: str, request: Request,
                         ctx: RequestContext = Depends(build_context)) -> Response:
     uuid_param("zone_id", zone_id)
     changes = change_schema.parse(await read_json_value(request))
-    view = await central.apply_changes(request.app.state.services, ctx, zone_id, changes)
+    view = await central.apply_changes(request.app.state.services, ctx, zone_id, changes,
+                                       condition(request))
     body = _body(view, listing.base_url(request))
     return render.json_response(body, 202, {"Location": body["links"]["self"]})
 
