@@ -31,7 +31,7 @@ def error_body(code: int, type_: str, message: str | None, errs, req_id: str | N
 def render_error(request: Request, exc: errors.DesignateError) -> Response:
     """Designate JSON for a known error; structured validation errors are double-nested."""
     errs = {"errors": exc.errors} if exc.errors is not None else None
-    message = None if exc.errors is not None else exc.message
+    message = exc.message if exc.errors is None or exc.message_with_errors else None
     headers = {"Retry-After": "5"} if exc.code == 503 else None
     notify_fault(request, exc, exc.code)
     return json_response(error_body(exc.code, exc.type, message, errs, request_id(request)),

@@ -132,6 +132,23 @@ LISTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                               "status")),
     "/v2/service_status": (("hostname", "service_name", "status"),
                            ("created_at", "id", "updated_at", "hostname", "service_name", "status")),
+    # extension: a zone's changes (batches and served serial steps), a feed with since_serial
+    "/v2/zones/{zone_id}/changes": (("since_serial", "origin"), ("created_at",)),
+}
+#: list filters that are not free strings
+_FILTER_SCHEMAS: dict[str, Schema] = {
+    "since_serial": {"type": "integer", "minimum": 0, "maximum": 4294967295},
+    "origin": {"enum": ["BATCH", "SERIAL"]},
+}
+
+#: conditional writes (extension): which operations read which request header
+CONDITIONS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("patch", "/v2/zones/{zone_id}"): ("If-Match", "If-None-Match"),
+    ("delete", "/v2/zones/{zone_id}"): ("If-Match", "If-None-Match"),
+    ("post", "/v2/zones/{zone_id}/recordsets"): ("If-None-Match",),
+    ("put", "/v2/zones/{zone_id}/recordsets/{recordset_id}"): ("If-Match", "If-None-Match"),
+    ("delete", "/v2/zones/{zone_id}/recordsets/{recordset_id}"): ("If-Match", "If-None-Match"),
+    ("post", "/v2/zones/{zone_id}/changes"): ("If-Match", "If-None-Match"),
 }
 
 #: path parameters that are not UUIDs
@@ -168,6 +185,11 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
                 operation["requestBody"] = {"required": True, "content": deepcopy(IMPORT_BODY)}
             if method == "get" and path in LISTS:
                 operation.setdefault("parameters", []).extend(_list_parameters(*LISTS[path]))
+            for header in CONDITIONS.get((method, path), ()):
+                operation.setdefault("parameters", []).append({
+                    "name": header, "in": "header", "required": False,
+                    "schema": {"type": "string"},
+                    "description": "`*` or entity tags (ETag of the resource); 412 when not met"})
     return doc
 
 
@@ -192,6 +214,6 @@ def _list_parameters(filters: tuple[str, ...], sort_keys: tuple[str, ...]) -> li
         query("sort_key", {"enum": list(sort_keys)}, "sort column"),
         query("sort_dir", {"enum": ["asc", "desc"]}, "sort direction"),
     ]
-    params += [query(name, {"type": "string"}, "exact match; `*` is a wildcard")
-               for name in filters]
+    params += [query(name, _FILTER_SCHEMAS.get(name, {"type": "string"}),
+                     "exact match; `*` is a wildcard") for name in filters]
     return params

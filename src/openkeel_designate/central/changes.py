@@ -16,11 +16,13 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.central import recordsets as rs
+from openkeel_designate.central.change_status import status_of
 from openkeel_designate.central.notifications import emit
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import RecordSetView
-from openkeel_designate.central.zones import load_visible, mark_pending
-from openkeel_designate.domain import errors
+from openkeel_designate.central.views import RecordSetView, zone_etag
+from openkeel_designate.central.zones import mark_pending
+from openkeel_designate.domain import conditions, errors
+from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import changes as change_store
 from openkeel_designate.storage import recordsets as rs_store
@@ -31,10 +33,15 @@ ACTIONS = ("CREATE", "UPSERT", "DELETE", "ADD_RECORDS", "REMOVE_RECORDS")
 
 
 @dataclass(frozen=True)
-class ChangeBatchView:
+class ChangeView:
+    """One change of a zone: a batch (``origin`` BATCH, as submitted) or a served serial step
+    (``origin`` SERIAL, its record-level changes read from the zone's history)."""
+
     id: str
     zone_id: str
+    origin: str
     status: str
+    serial: int | None
     changes: list[dict[str, Any]]
     created_at: datetime
     message: str | None = None  # the zone's error reason, while the status is ERROR
@@ -45,10 +52,15 @@ class _Problem(Exception):
 
 
 async def apply_changes(svc: Services, ctx: RequestContext, zone_id: str,
-                        changes: list[dict[str, Any]]) -> ChangeBatchView:
-    """All changes or none; the zone is marked pending once, so the worker gives one serial."""
-    async def work(session: AsyncSession) -> tuple[ChangeBatchView, list[Outcome]]:
+                        changes: list[dict[str, Any]],
+                        condition: Condition | None = None) -> ChangeView:
+    """All changes or none; the zone is marked pending once, so the worker gives one serial.
+
+    ``condition`` (``If-Match`` with the zone's ETag): only if the zone is as the caller read it.
+    """
+    async def work(session: AsyncSession) -> tuple[ChangeView, list[Outcome]]:
         zone, shared = await rs.zone_for_write(session, ctx, zone_id)
+        conditions.check(condition, zone_etag(zone))
         problems: list[dict[str, Any]] = []
         outcomes: list[Outcome] = []
         for index, change in enumerate(changes):
@@ -58,11 +70,14 @@ async def apply_changes(svc: Services, ctx: RequestContext, zone_id: str,
             except (errors.DesignateError, _Problem) as exc:
                 problems.extend(_indexed(index, exc))
         if problems:
-            raise errors.InvalidObject(errors=problems)
+            raise errors.InvalidChanges(problems)
         if any(_writes(outcome) for outcome in outcomes):
             mark_pending(zone)
         batch = await change_store.insert(session, zone, ctx.project_id, changes)
-        return _view(batch, zone), outcomes
+        status = status_of(zone, [], batch.serial, batch.change_seq)
+        view = ChangeView(batch.id, zone.id, change_store.BATCH, status, batch.serial, changes,
+                          batch.created_at)
+        return view, outcomes
 
     result, outcomes = await svc.db.transaction(work)
     if any(_writes(outcome) for outcome in outcomes):
@@ -70,39 +85,6 @@ async def apply_changes(svc: Services, ctx: RequestContext, zone_id: str,
     for outcome in filter(None, outcomes):  # the events the single routes send, once committed
         emit(svc, outcome[1], outcome[0])
     return result
-
-
-async def get_change(svc: Services, ctx: RequestContext, zone_id: str,
-                     change_id: str) -> ChangeBatchView:
-    """Visible as its zone is (404 otherwise), with the status read from the zone now."""
-    async with svc.db.read() as session:
-        zone = await load_visible(session, ctx, zone_id)
-        svc.policy.check("get_recordset", ctx, rs.recordset_target(
-            zone, ctx, shared=zone.tenant_id != ctx.project_id))
-        batch = await change_store.get(session, change_id)
-        if batch is None or batch.zone_id != zone.id:
-            raise errors.NotFound("Could not find Change")
-        return _view(batch, zone)
-
-
-def status_of(zone: Zone, change_seq: int) -> str:
-    """ACTIVE once the zone was served at or past the batch's write (``change_seq``).
-
-    The worker marks a zone ACTIVE only when no write arrived after the serial it pushed, so an
-    ACTIVE zone whose counter reached the batch's serves it.  A zone pending again for a later
-    write answers PENDING until that later serial is served too: never ACTIVE too early.
-    """
-    if zone.status == "ACTIVE" and zone.change_seq >= change_seq:
-        return "ACTIVE"
-    if zone.status == "ERROR":
-        return "ERROR"
-    return "PENDING"
-
-
-def _view(batch: Any, zone: Zone) -> ChangeBatchView:
-    status = status_of(zone, batch.change_seq)
-    return ChangeBatchView(batch.id, batch.zone_id, status, change_store.changes_of(batch),
-                           batch.created_at, zone.error_reason if status == "ERROR" else None)
 
 
 def _indexed(index: int, exc: Exception) -> list[dict[str, Any]]:

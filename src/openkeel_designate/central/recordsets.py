@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.central import quotas
 from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ListResult, RecordSetView
+from openkeel_designate.central.views import ListResult, RecordSetView, recordset_etag
 from openkeel_designate.central.zones import (
     CATALOG_FORBIDDEN,
     load_visible,
@@ -21,6 +21,7 @@ from openkeel_designate.central.zones import (
     policy_target,
 )
 from openkeel_designate.domain import errors, names, rrtypes
+from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import recordsets as rs_store
@@ -98,6 +99,12 @@ def recordset_target(zone: Zone, ctx: RequestContext, recordset: RecordSet | Non
     return target
 
 
+async def _etag(session: AsyncSession, recordset: RecordSet) -> str:
+    """The recordset's ETag now, read under the zone's lock (conditional writes only)."""
+    return recordset_etag(recordset, (await rs_store.records_of(session, [recordset.id]))
+                          [recordset.id])
+
+
 async def _recordset_in(session: AsyncSession, zone_id: str, recordset_id: str) -> Any:
     recordset = await rs_store.get(session, recordset_id)
     if recordset is None or recordset.zone_id != zone_id:
@@ -149,7 +156,8 @@ def is_managed(view: RecordSetView, zone: Zone) -> bool:
 # --- create ------------------------------------------------------------------------------------
 @notifies("dns.recordset.create")
 async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
-                           values: dict[str, Any]) -> RecordSetView:
+                           values: dict[str, Any],
+                           condition: Condition | None = None) -> RecordSetView:
     if "name" not in values:
         # Designate validates type and records first; only then the missing name (bare 400).
         validate(svc.conf.supported_record_type, values, values.get("type"), None)
@@ -158,6 +166,10 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
 
     async def work(session: AsyncSession) -> RecordSetView:
         zone, shared = await zone_for_write(session, ctx, zone_id)
+        if condition is not None:  # If-None-Match: * — the name and type (in any case) exist?
+            existing = await rs_store.find_one(session, zone.id, values["name"],
+                                               values["type"])
+            condition.check(None if existing is None else await _etag(session, existing))
         recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data)
         if created:
             mark_pending(zone)
@@ -300,12 +312,15 @@ def check_updatable(ctx: RequestContext, view: RecordSetView) -> None:
 
 @notifies("dns.recordset.update")
 async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
-                           values: dict[str, Any]) -> RecordSetView:
+                           values: dict[str, Any],
+                           condition: Condition | None = None) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
         zone, shared = await zone_for_write(session, ctx, zone_id)
         recordset = await rs_store.get(session, recordset_id)
         if recordset is None or recordset.zone_id != zone.id:
             raise errors.RecordSetNotFound("Could not find RecordSet")
+        if condition is not None:
+            condition.check(await _etag(session, recordset))
         records = await change_recordset(svc, ctx, session, zone, shared, recordset, values)
         mark_pending(zone)
         await flush(session)
@@ -356,10 +371,13 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
 # --- delete ------------------------------------------------------------------------------------
 @notifies("dns.recordset.delete")
 async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
-                           recordset_id: str) -> RecordSetView:
+                           recordset_id: str,
+                           condition: Condition | None = None) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
         recordset = await _recordset_in(session, zone_id, recordset_id)  # first, as get
         zone, shared = await zone_for_write(session, ctx, zone_id)
+        if condition is not None:
+            condition.check(await _etag(session, recordset))
         gone = await remove_recordset(svc, ctx, session, zone, shared, recordset)
         if gone.records:
             mark_pending(zone)

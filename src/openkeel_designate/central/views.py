@@ -12,8 +12,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from openkeel_designate.domain.conditions import strong_etag
 from openkeel_designate.storage import rows
 from openkeel_designate.storage.models import Record, RecordSet, Zone
+
+
+def zone_etag(zone: Any) -> str:
+    """From the zone row: every write bumps ``version``, every update (the worker's status too)
+    moves ``updated_at``."""
+    return strong_etag("zone", zone.id, zone.version, zone.updated_at)
+
+
+def recordset_etag(recordset: Any, records: Any) -> str:
+    """From the recordset row and its records' rows (their status is part of the answer)."""
+    return strong_etag("recordset", recordset.id, recordset.version, recordset.updated_at,
+                       *sorted(f"{r.id}/{r.status}/{r.action}/{r.updated_at}" for r in records))
 
 
 @dataclass(frozen=True)
@@ -28,6 +41,10 @@ class ZoneView:
            shared: bool) -> ZoneView:
         return cls(rows.snapshot(zone), attributes, masters, shared)
 
+    @property
+    def etag(self) -> str:
+        return zone_etag(self.zone)
+
 
 @dataclass(frozen=True)
 class RecordSetView:
@@ -38,6 +55,10 @@ class RecordSetView:
     @classmethod
     def of(cls, recordset: RecordSet, records: list[Record], zone_name: str) -> RecordSetView:
         return cls(rows.snapshot(recordset), tuple(rows.snapshot(r) for r in records), zone_name)
+
+    @property
+    def etag(self) -> str:
+        return recordset_etag(self.recordset, self.records)
 
     @property
     def status(self) -> str:

@@ -17,9 +17,10 @@ from openkeel_designate.central import quotas, records
 from openkeel_designate.central.notifications import Notifier, notifies
 from openkeel_designate.central.scheduler import choose_pool
 from openkeel_designate.central.services import Services
-from openkeel_designate.central.views import ListResult, ZoneView
-from openkeel_designate.domain import errors, names
+from openkeel_designate.central.views import ListResult, ZoneView, zone_etag
+from openkeel_designate.domain import conditions, errors, names
 from openkeel_designate.domain import masters as master_rules
+from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import names as name_store
@@ -261,10 +262,11 @@ async def get_nameservers(svc: Services, ctx: RequestContext, zone_id: str) -> l
 # --- update ------------------------------------------------------------------------------------
 @notifies("dns.zone.update", "dns.domain.update")
 async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
-                      values: dict[str, Any]) -> ZoneView:
+                      values: dict[str, Any], condition: Condition | None = None) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
         zone = await load_visible(session, ctx, zone_id, for_update=True)
         svc.policy.check("update_zone", ctx, policy_target(zone))
+        conditions.check(condition, zone_etag(zone))
         if zone.type == "CATALOG":
             raise errors.Forbidden(CATALOG_FORBIDDEN)
         if zone.action == "DELETE":
@@ -321,12 +323,14 @@ async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestConte
 
 
 @notifies("dns.zone.delete", "dns.domain.delete")
-async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
+async def delete_zone(svc: Services, ctx: RequestContext, zone_id: str,
+                      condition: Condition | None = None) -> ZoneView:
     async def work(session: AsyncSession) -> ZoneView:
         # The answer shows the zone as it was asked for: still shared when the
         # delete-shares modifier removed its shares (Designate's answer does too).
         was_shared = bool(await zone_store.shared_ids(session, [zone_id]))
         zone = await load_deletable(session, svc, ctx, zone_id, "delete_zone")
+        conditions.check(condition, zone_etag(zone))
         zone.hard_delete = ctx.hard_delete
         zone.updated_at = utcnow()
         mark_pending(zone, "DELETE", bump_serial=False)

@@ -16,6 +16,9 @@ class DesignateError(Exception):
 
     code: int = 500
     type: str = "unknown"
+    #: rendered with ``message`` even when it carries ``errors``: Designate's v2 validation
+    #: answers drop it (kept byte-identical), our extensions keep it
+    message_with_errors: bool = False
 
     def __init__(self, message: str | None = None, errors: list[dict[str, Any]] | None = None):
         super().__init__(message or self.type)
@@ -84,6 +87,16 @@ class InvalidObject(DesignateError):
     """A body that does not fit the resource. With ``errors`` it is rendered double-nested."""
 
     code, type = 400, "invalid_object"
+
+
+class InvalidChanges(InvalidObject):
+    """An invalid change batch (extension): every problem in ``errors``, and the message of
+    Designate's schema failures, so a client reading either field understands."""
+
+    message_with_errors = True
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        super().__init__("Provided object does not match schema", errors=errors)
 
 
 class InvalidRecordSetLocation(DesignateError):
@@ -208,7 +221,7 @@ class QuotaNotFound(NotFound):
     type = "quota_not_found"
 
 
-# --- 405 / 406 / 409 / 413 / 415 ---------------------------------------------------------------
+# --- 405 / 406 / 409 / 412 / 413 / 415 ---------------------------------------------------------------
 class MethodNotAllowed(DesignateError):
     code, type = 405, "method_not_allowed"
 
@@ -219,6 +232,12 @@ class UnsupportedAccept(BadRequest):
 
 class Duplicate(DesignateError):
     code, type = 409, "duplicate"
+
+
+class PreconditionFailed(DesignateError):
+    """``If-Match`` / ``If-None-Match`` not met (extension: Designate has no conditional writes)."""
+
+    code, type = 412, "precondition_failed"
 
 
 class DuplicateZone(Duplicate):

@@ -471,8 +471,10 @@ class ZonePropagation(Base):
 class ChangeBatch(Base):
     """One applied ``POST /v2/zones/{id}/changes`` (extension): kept so its id can be asked.
 
-    Its status is not stored: ``change_seq`` is the zone's write counter after the batch, and
-    the zone reaching ACTIVE at or past that counter is what "served" means (migration 0007).
+    Its status is not stored: ``change_seq`` is the zone's write counter after the batch and
+    ``serial`` the zone serial that first serves it (stamped at the worker's claim, migration
+    0008); every nameserver seen serving that serial, or the zone reaching ACTIVE at or past
+    that counter, is what "served" means (``central/change_status.py``).
     """
 
     __tablename__ = "change_batches"
@@ -482,3 +484,4 @@ class ChangeBatch(Base):
     change_seq: Mapped[int] = mapped_column(Integer)
     changes: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    serial: Mapped[int | None] = mapped_column(BigInteger)

@@ -14,7 +14,13 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.models import Zone, ZoneChange, ZonePropagation, utcnow
+from openkeel_designate.storage.models import (
+    PoolNameserver,
+    Zone,
+    ZoneChange,
+    ZonePropagation,
+    utcnow,
+)
 
 NAMESERVER = "nameserver"
 TARGET = "target"
@@ -76,6 +82,17 @@ async def for_zone(session: AsyncSession, zone_id: str) -> list[ZonePropagation]
     return list((await session.execute(
         select(ZonePropagation).where(ZonePropagation.zone_id == zone_id)
         .order_by(ZonePropagation.kind, ZonePropagation.host, ZonePropagation.port))).scalars())
+
+
+async def served_serials(session: AsyncSession, zone_id: str, pool_id: str) -> list[int | None]:
+    """The serial each nameserver of the pool was last seen serving (None: never seen)."""
+    rows = (await session.execute(
+        select(ZonePropagation.serial).select_from(PoolNameserver).outerjoin(
+            ZonePropagation, (ZonePropagation.zone_id == zone_id)
+            & (ZonePropagation.kind == NAMESERVER) & (ZonePropagation.host == PoolNameserver.host)
+            & (ZonePropagation.port == PoolNameserver.port))
+        .where(PoolNameserver.pool_id == pool_id))).scalars()
+    return list(rows)
 
 
 async def forget(session: AsyncSession, zone_id: str) -> None:

@@ -3,10 +3,11 @@
 A claim is a conditional UPDATE (``lease`` free or expired), so two workers — in one process or
 on many hosts — never push the same zone at once, and a worker that dies simply lets its lease
 expire.  Claiming also coalesces every change pending on the zone into one new serial
-(RFC 1982 monotonic: max(unix time, old + 1)), rewrites the SOA and stamps pending records with
-that serial; completion only marks ACTIVE what that serial covered, and only if no newer change
-arrived meanwhile (``change_seq``).  Each new serial is also appended to the zone's IXFR history
-(``zonehistory``), in the same transaction, so mdns never serves a serial it has no history for.
+(RFC 1982 monotonic: max(unix time, old + 1)), rewrites the SOA and stamps pending records and
+change batches with that serial; completion only marks ACTIVE what that serial covered, and only
+if no newer change arrived meanwhile (``change_seq``).  Each new serial is also appended to the
+zone's IXFR history (``zonehistory``), in the same transaction, so mdns never serves a serial it
+has no history for.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
+from openkeel_designate.storage import changes as change_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
@@ -93,6 +95,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         await _record_base(session, zone.id, zone.serial)
     await session.execute(update(Record).where(
         Record.zone_id == zone.id, Record.serial.is_(None)).values(serial=zone.serial))
+    await change_store.stamp_serial(session, zone.id, zone.serial)
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
                        zone.transferred_at is not None, zone.pending_since)

@@ -44,3 +44,15 @@ def test_document_carries_bodies_parameters_and_uuid_formats() -> None:
 def test_document_is_built_once() -> None:
     app = _app()
     assert app.openapi() is app.openapi()
+
+
+def test_change_feed_and_conditional_headers_are_described() -> None:
+    paths = _app().openapi()["paths"]
+    params = {p["name"]: p for p in paths["/v2/zones/{zone_id}/changes"]["get"]["parameters"]}
+    assert params["since_serial"]["schema"]["type"] == "integer"
+    assert params["origin"]["schema"]["enum"] == ["BATCH", "SERIAL"]
+    for method, path in openapi.CONDITIONS:
+        assert method in paths[path], f"{method.upper()} {path} is not a route"
+    put = paths["/v2/zones/{zone_id}/recordsets/{recordset_id}"]["put"]["parameters"]
+    assert {"name": "If-Match", "in": "header"}.items() <= next(
+        p for p in put if p["name"] == "If-Match").items()

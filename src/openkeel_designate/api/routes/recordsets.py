@@ -7,6 +7,7 @@ from fastapi.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import NotAnObject, read_json, read_json_value
+from openkeel_designate.api.conditional import condition, with_etag
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import recordset as rs_schema
@@ -35,7 +36,7 @@ class ZoneIdFilterUnsupported(Exception):
 def _response(request: Request, view, status: int) -> Response:
     body = render.recordset(view, listing.base_url(request))
     headers = {"Location": body["links"]["self"]} if request.method == "POST" else None
-    return render.json_response(body, status, headers)
+    return render.json_response(body, status, with_etag(headers, view.etag))
 
 
 @router.get("/v2/zones/{zone_id}/recordsets")
@@ -55,7 +56,8 @@ async def create_recordset(zone_id: str, request: Request,
                            ctx: RequestContext = Depends(build_context)) -> Response:
     uuid_param("zone_id", zone_id)
     values = rs_schema.CREATE.parse(await read_json(request))
-    view = await central.create_recordset(request.app.state.services, ctx, zone_id, values)
+    view = await central.create_recordset(request.app.state.services, ctx, zone_id, values,
+                                          condition(request))
     return _response(request, view, 202 if view.records else 201)
 
 
@@ -81,7 +83,8 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
         raise NotAnObject(type(body).__name__)
     current = render.recordset(fetched, listing.base_url(request))
     values = rs_schema.UPDATE.parse(body, current, update=True)
-    view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values)
+    view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values,
+                                          condition(request))
     return _response(request, view, 202 if view.status == "PENDING" else 200)
 
 
@@ -90,7 +93,8 @@ async def delete_recordset(zone_id: str, recordset_id: str, request: Request,
                            ctx: RequestContext = Depends(build_context)) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("recordset_id", recordset_id)
-    view = await central.delete_recordset(request.app.state.services, ctx, zone_id, recordset_id)
+    view = await central.delete_recordset(request.app.state.services, ctx, zone_id, recordset_id,
+                                          condition(request))
     return _response(request, view, 202)
 
 

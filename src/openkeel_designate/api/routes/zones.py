@@ -7,6 +7,7 @@ from fastapi.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
+from openkeel_designate.api.conditional import condition, with_etag
 from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
 from openkeel_designate.api.schemas import zone as zone_schema
@@ -26,7 +27,7 @@ def _zone_response(request: Request, view, status: int) -> Response:
     body = render.zone(view, listing.base_url(request))
     headers = {"Location": body["links"]["self"]} if status in (201, 202) and \
         request.method == "POST" else None
-    return render.json_response(body, status, headers)
+    return render.json_response(body, status, with_etag(headers, view.etag))
 
 
 @router.get("/v2/zones")
@@ -69,7 +70,8 @@ async def update_zone(zone_id: str, request: Request,
                           listing.base_url(request))
     values = zone_schema.UPDATE.parse(body, current, update=True)
     zone_schema.check_update_rules(current["type"], values)
-    view = await central.update_zone(request.app.state.services, ctx, zone_id, values)
+    view = await central.update_zone(request.app.state.services, ctx, zone_id, values,
+                                     condition(request))
     return _zone_response(request, view, 202 if view.zone.status == "PENDING" else 200)
 
 
@@ -77,7 +79,7 @@ async def update_zone(zone_id: str, request: Request,
 async def delete_zone(zone_id: str, request: Request,
                       ctx: RequestContext = Depends(build_context)) -> Response:
     view = await central.delete_zone(request.app.state.services, ctx,
-                                     uuid_param("zone_id", zone_id))
+                                     uuid_param("zone_id", zone_id), condition(request))
     return _zone_response(request, view, 202)
 
 

@@ -22,7 +22,7 @@ _KEYS = {"action", "name", "type", "ttl", "records", "description"}
 
 
 def parse(body: Any) -> list[dict[str, Any]]:
-    """The coerced changes, or InvalidObject listing every problem as ``["changes", i, key]``.
+    """The coerced changes, or InvalidChanges listing every problem as ``["changes", i, key]``.
 
     Any JSON body is taken: an extension has no Designate quirk (a 500 for a list) to keep.
     """
@@ -31,13 +31,13 @@ def parse(body: Any) -> list[dict[str, Any]]:
     changes = body.get("changes")
     extra = [key for key in body if key != "changes"]
     if extra or not isinstance(changes, list) or not changes or len(changes) > MAX_CHANGES:
-        raise errors.InvalidObject(errors=[_problem(
+        raise errors.InvalidChanges([_problem(
             ["changes"], f"'changes' must be a list of 1 to {MAX_CHANGES} changes"
             + (f"; unknown keys {extra!r}" if extra else ""), "type")])
     problems: list[dict[str, Any]] = []
     parsed = [_change(index, raw, problems) for index, raw in enumerate(changes)]
     if problems:
-        raise errors.InvalidObject(errors=problems)
+        raise errors.InvalidChanges(problems)
     return parsed
 
 
