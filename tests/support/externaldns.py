@@ -342,6 +342,9 @@ def start(roles: str | None = None, database: str = "sqlite",
     options = {"service:externaldns": {"listen": f"127.0.0.1:{listen}",
                                        "health_listen": f"127.0.0.1:{health}",
                                        "project_id": PROJECT, **externaldns}}
+    # None leaves the option out of the file (unset), as an operator who never wrote it would.
+    options["service:externaldns"] = {k: v for k, v in options["service:externaldns"].items()
+                                      if v is not None}
     server = ServerProcess(options=options, roles=roles, database=database)
     server.start()
     return server, listen, health
