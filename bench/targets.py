@@ -26,6 +26,7 @@ sys.path.insert(0, str(REPO / "tests"))
 from support.bind9 import Bind9Server  # noqa: E402
 from support.knot import KnotServer  # noqa: E402
 from support.pdns import PdnsServer  # noqa: E402
+from support.reflock import setup_lock  # noqa: E402
 from support.server import ServerProcess  # noqa: E402  (needs the sys.path line above)
 
 BENCH_QUOTAS = {"quota_zones": 100000, "quota_zone_recordsets": 100000, "quota_zone_records": 100000,
@@ -247,7 +248,8 @@ class Ref:
         if not self.scripts.is_dir():
             raise RefUnavailable(f"{self.scripts} not found")
         if not self._is_set_up():
-            self._run("setup.sh", timeout=self.setup_timeout)
+            with setup_lock():
+                self._run("setup.sh", timeout=self.setup_timeout)
         self.pdns_pid_before = self._pid_file("pdns")
         notes = []
         if http_answers(self.api_url + "/"):

@@ -8,6 +8,6 @@ scripts/setup.sh test
 # Files tests keep for a post-mortem (the console's screenshots): CI archives this directory.
 export OKD_ARTIFACTS="${OKD_ARTIFACTS:-$PWD/test-artifacts}"
 # Two workers (OKD_TEST_WORKERS; 0 runs in this process): most tests wait on servers they
-# started, so two share a 2-core machine well; each file stays whole on one worker
-# (tests/conftest.py groups them).
-exec .venv/bin/pytest -q -rs --durations=30 -n "${OKD_TEST_WORKERS:-2}" --dist loadgroup "$@"
+# started, so two share a 2-core machine well; each file stays whole on one worker, so its
+# module fixtures start once.
+exec .venv/bin/pytest -q -rs --durations=30 -n "${OKD_TEST_WORKERS:-2}" --dist loadfile "$@"

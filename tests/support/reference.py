@@ -16,6 +16,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from support.reflock import setup_lock
+
 REF_SCRIPTS = Path(os.environ.get("OKD_REF_SCRIPTS", "/work/shared/ref"))
 
 
@@ -63,7 +65,8 @@ class ReferenceStack:
                                   "RabbitMQ and PowerDNS)")
         if not (REF_SCRIPTS / "setup.sh").exists():
             raise Unavailable(f"no reference scripts at {REF_SCRIPTS}")
-        done = self._script("setup.sh")
+        with setup_lock():
+            done = self._script("setup.sh")
         if done.returncode != 0 or not (self.venv / "bin" / "designate-central").exists():
             raise Unavailable("Designate 23.0.0 could not be installed or set up here "
                               f"(setup.sh exit {done.returncode}): {done.stdout[-800:]}"
