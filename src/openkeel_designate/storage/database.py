@@ -21,6 +21,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from openkeel_designate.domain import errors
+from openkeel_designate.storage import sqlite_driver
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 LOG = logging.getLogger(__name__)
@@ -76,7 +77,10 @@ class Database:
         # SQLite reads run outside transactions (the driver opens one only for writes, and
         # writes always end in commit or rollback), so the reset round trip on every checkout
         # is pure latency there.
-        kwargs: dict = {"pool_reset_on_return": None} if self.backend == "sqlite" else {}
+        kwargs: dict = {}
+        if self.backend == "sqlite":
+            kwargs = {"pool_reset_on_return": None,
+                      "connect_args": {"async_creator_fn": sqlite_driver.connect}}
         if self.backend != "sqlite":
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
                       "pool_recycle": recycle, "pool_pre_ping": True}
@@ -191,6 +195,6 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={sqlite_driver.INLINE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
