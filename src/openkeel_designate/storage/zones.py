@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain import names as names_
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import rows
-from openkeel_designate.storage.filters import apply_criteria, paginate
+from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
 
 LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
@@ -101,6 +101,15 @@ async def find(session: AsyncSession, page: Page, *, project_id: str | None, all
     later page starts inside that index at the marker's (created_at, id) (filters.Keyset).
     """
     columns = rows.table_columns(Zone)  # plain tuples, frozen below: no ORM loading per zone
+    connection = await session.connection()
+    if not all_tenants and project_id is not None and not page.criteria and page.marker is None:
+        shared = list((await connection.execute(_SHARED_WITH, {"project_id": project_id})).scalars())
+        if not shared:  # the usual list: a project's own zones, first page, no filter
+            count, paged = _plain_list(page, hide_catalog)
+            params = {"project_id": project_id, "limit": page.limit}
+            total = (await connection.execute(count, params)).scalar_one()
+            found = (await connection.execute(paged, params)).all()
+            return [(rows.frozen(Zone, row), bool(row[-1])) for row in found], total
     if all_tenants:
         query = _visible(select(*columns), project_id, all_tenants)
     else:
@@ -115,6 +124,30 @@ async def find(session: AsyncSession, page: Page, *, project_id: str | None, all
     paged = await paginate(session, query.add_columns(shared_flag()), Zone, page)
     found = (await session.execute(paged)).all()
     return [(rows.frozen(Zone, row), bool(row[-1])) for row in found], total
+
+
+_SHARED_WITH = select(SharedZone.__table__.c.zone_id).where(
+    SharedZone.__table__.c.target_project_id == bindparam("project_id"))
+# (sort key, sort dir, limited, hide catalog) -> (count, page) statements, bound per request.
+_PLAIN_LISTS: dict[tuple, tuple] = {}
+
+
+def _plain_list(page: Page, hide_catalog: bool) -> tuple:
+    """The count and page statements of ``find`` without filter, marker or shares, built once
+    per shape: the same SQL as the general path, with the project and limit as bound values."""
+    shape = (page.sort_key, page.sort_dir, page.limit is not None, hide_catalog)
+    known = _PLAIN_LISTS.get(shape)
+    if known is None:
+        query = select(*rows.table_columns(Zone)).where(
+            Zone.deleted == LIVE, Zone.tenant_id == bindparam("project_id"))
+        if hide_catalog:
+            query = query.where(Zone.type != "CATALOG")
+        count = select(func.count()).select_from(query.subquery())
+        paged = ordered(query.add_columns(shared_flag()), Zone, page)
+        if page.limit is not None:
+            paged = paged.limit(bindparam("limit"))
+        known = _PLAIN_LISTS[shape] = (count, paged)
+    return known
 
 
 async def names(session: AsyncSession, zone_ids: set[str]) -> dict[str, str]:
