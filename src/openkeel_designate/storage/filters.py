@@ -123,6 +123,12 @@ def sort_keys(page: Page, default_sort: tuple[str, ...] = ("created_at", "id")) 
     return keys
 
 
+def ordered(query: Select, model: Any, page: Page,
+            default_sort: tuple[str, ...] = ("created_at", "id")) -> Select:
+    """``query`` in the page's order, neither bounded nor limited (for statements built once)."""
+    return _paged(query, model, sort_keys(page, default_sort), Page(sort_dir=page.sort_dir), None)
+
+
 def _paged(query: Select, model: Any, keys: list[str], page: Page,
            bound: ColumnElement[bool] | None) -> Select:
     descending = page.sort_dir == "desc"

@@ -83,24 +83,52 @@ def columns(row: Any) -> dict[str, Any]:
 
 
 _SNAPSHOTS: dict[type, tuple[type, tuple[str, ...]]] = {}
+_KINDS: set[type] = set()
+_TABLE_COLUMNS: dict[type, list[Any]] = {}
+
+
+def _snapshot_kind(model: type) -> tuple[type, tuple[str, ...]]:
+    known = _SNAPSHOTS.get(model)
+    if known is None:
+        keys = tuple(column.key for column in inspect(model).column_attrs)
+        kind = dataclasses.make_dataclass(f"{model.__name__}Data", keys, frozen=True, slots=True)
+        known = _SNAPSHOTS[model] = (kind, keys)
+        _KINDS.add(kind)
+    return known
 
 
 def snapshot(row: Any) -> Any:
     """A frozen copy of the row's columns, under the same names.
 
     What central hands to the API instead of the row: it reads like the row, but cannot load
-    lazily, be written to, or be flushed by a session it outlives.
+    lazily, be written to, or be flushed by a session it outlives. A copy is returned as it is.
     """
-    model = type(row)
-    known = _SNAPSHOTS.get(model)
-    if known is None:
-        keys = tuple(column.key for column in inspect(model).column_attrs)
-        kind = dataclasses.make_dataclass(f"{model.__name__}Data", keys, frozen=True, slots=True)
-        known = _SNAPSHOTS[model] = (kind, keys)
-    kind, keys = known
+    if type(row) in _KINDS:
+        return row
+    kind, keys = _snapshot_kind(type(row))
     return kind(*(getattr(row, key) for key in keys))
+
+
+def table_columns(model: type) -> list[Any]:
+    """The model's table columns in snapshot order, labelled with the attribute names.
+
+    A Core ``select`` of these gives plain tuples that ``frozen`` turns into the same frozen copy
+    ``snapshot`` makes of an ORM row, without the ORM's loading and identity map (hot reads).
+    """
+    known = _TABLE_COLUMNS.get(model)
+    if known is None:
+        _, keys = _snapshot_kind(model)
+        mapper = inspect(model)
+        known = _TABLE_COLUMNS[model] = [mapper.column_attrs[key].columns[0].label(key) for key in keys]
+    return known
+
+
+def frozen(model: type, values: Any) -> Any:
+    """The frozen copy of one row selected with ``table_columns(model)`` (first columns)."""
+    kind, keys = _snapshot_kind(model)
+    return kind(*values[:len(keys)])
 
 
 def is_snapshot(value: Any) -> bool:
     """Whether ``value`` is a frozen copy made by ``snapshot`` (a notification reads it as a row)."""
-    return any(type(value) is kind for kind, _ in _SNAPSHOTS.values())
+    return type(value) in _KINDS
