@@ -165,7 +165,10 @@ def run_row(row: str, args: argparse.Namespace, text: str) -> dict[str, Any]:
                                               text.replace("big.example.org.", zone), args.timeout)))
         result["loadavg_end"] = os.getloadavg()
         time.sleep(0.5)
-        result.update(log_breakdown(server.log_path.read_text(errors="replace")))
+        log = server.log_path.read_text(errors="replace")
+        result.update(log_breakdown(log))
+        if args.save_log:
+            (args.save_log / f"{row}.log").write_text(log)
         if "error" in result or args.log_tail:
             result["log_tail"] = server.log_tail(40)
     finally:
@@ -202,6 +205,7 @@ def main() -> int:
                     help="run our server from this source tree (first on PYTHONPATH)")
     ap.add_argument("--profile", action="store_true", help="also profile the parse in this process")
     ap.add_argument("--log-tail", action="store_true", help="keep the server's last log lines")
+    ap.add_argument("--save-log", type=Path, default=None, help="copy each row's server log here")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     text = zone_file("big.example.org.", args.records)
