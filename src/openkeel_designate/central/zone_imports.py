@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import time
 from datetime import timedelta
 from typing import Any
@@ -94,8 +95,8 @@ async def run_import(svc: Services, task_id: str) -> None:
     rules = await _rules(svc, ctx)
     started = time.perf_counter()
     try:
-        parsed = await offload.run(zonefile_import.parse_keyed, payload.get("zonefile", ""),
-                                   rules)
+        parsed = await offload.run(zonefile_import.parse_packed, payload.get("zonefile", ""),
+                                   rules, _SLICE)
     except zonefile_import.ZoneFileError as exc:
         await _finish(svc, task_id, "ERROR", str(exc))
         return
@@ -108,8 +109,7 @@ async def run_import(svc: Services, task_id: str) -> None:
     try:
         central_zones.check_create_allowed(svc, ctx, parsed.values)
         # The API's rule on each recordset's TTL: it holds for all when it holds for the lowest.
-        central_recordsets.check_ttl(svc, ctx, min(
-            (rs.ttl for rs in parsed.recordsets if rs.ttl is not None), default=None))
+        central_recordsets.check_ttl(svc, ctx, _totals(parsed)[3])
         checked_at = time.perf_counter()
         created = await svc.db.transaction(lambda s: _create(svc, s, ctx, task_id, parsed))
     except errors.ServiceUnavailable:
@@ -130,7 +130,7 @@ async def run_import(svc: Services, task_id: str) -> None:
     else:
         if created is not None:
             LOG.info("zone import %s: %d recordsets, parse %.2f s, checks %.2f s, "
-                     "insert %.2f s", task_id, len(parsed.recordsets), parsed_at - started,
+                     "insert %.2f s", task_id, _totals(parsed)[0], parsed_at - started,
                      checked_at - parsed_at, time.perf_counter() - checked_at)
             svc.wake_worker()
             zone, task = created
@@ -151,38 +151,39 @@ async def _create(svc: Services, session: AsyncSession, ctx: RequestContext, tas
     return await central_zones.view(session, zone, shared=False), task
 
 
+def _totals(parsed: zonefile_import.ParsedZone) -> tuple[int, int, int, int | None]:
+    """Recordsets, records, the largest recordset and the lowest TTL of the import."""
+    assert parsed.totals is not None
+    return parsed.totals
+
+
 async def _enforce_quotas(svc: Services, session: AsyncSession, ctx: RequestContext,
                           parsed: zonefile_import.ParsedZone) -> None:
-    sets = parsed.recordsets
+    recordsets, records, largest, _lowest_ttl = _totals(parsed)
     managed = 2  # SOA and apex NS, already created with the zone
-    await quotas.enforce(svc, session, ctx.project_id,
-                         zone_recordsets=len(sets) + managed,
-                         zone_records=sum(len(rs.records) for rs in sets),
-                         recordset_records=max((len(rs.records) for rs in sets), default=0))
+    await quotas.enforce(svc, session, ctx.project_id, zone_recordsets=recordsets + managed,
+                         zone_records=records, recordset_records=largest)
 
 
 async def _insert_recordsets(session: AsyncSession, zone: Zone, ctx: RequestContext,
                              parsed: zonefile_import.ParsedZone) -> None:
     """Bulk rows: creation times step by a microsecond to keep the file's order on export.
 
-    The ids and hashes came from the worker process with the parse; here each slice of
-    ``_SLICE`` recordsets becomes rows (a few milliseconds of the loop) and one insert per
-    table, which awaits the database, so the loop serves other requests between slices.
+    The recordsets came from the worker process packed by slices of ``_SLICE``, with their ids
+    and hashes; here each slice is unpacked and becomes rows (a few milliseconds of the loop)
+    and one insert per table, which awaits the database, so the loop serves other requests
+    between slices.
     """
     await flush(session)
     base = utcnow()
-    keys = parsed.keys
-    if keys is None:
-        keys = bulk.new_keys([recordset.records for recordset in parsed.recordsets])
     project, shard, zone_id, owner = ctx.project_id, zone.shard, zone.id, zone.tenant_id
-    recordsets = parsed.recordsets
-    for start in range(0, len(recordsets), _SLICE):
+    index = 0
+    for packed in parsed.packed or ():
         rs_rows: list[tuple[Any, ...]] = []
         record_rows: list[tuple[Any, ...]] = []
-        for index in range(start, min(start + _SLICE, len(recordsets))):
-            name, rtype, ttl, records = recordsets[index]
-            rs_id, record_keys = keys[index]
-            created = base + timedelta(microseconds=index + 1)
+        for name, rtype, ttl, records, rs_id, record_keys in marshal.loads(packed):
+            index += 1
+            created = base + timedelta(microseconds=index)
             # Columns in bulk.RECORDSET_COLUMNS / bulk.RECORD_COLUMNS order.
             rs_rows.append((rs_id, 1, shard, project, zone_id, owner, name, names.key(name),
                             rtype, ttl, None, name[::-1], created))
