@@ -71,6 +71,16 @@ class Backend:
     async def update_zone(self, zone: ZoneRef) -> None:
         """Most servers need nothing: the worker's NOTIFY makes them transfer."""
 
+    async def restore_zone(self, zone: ZoneRef) -> None:
+        """The server answers as if it had no such zone: make it a secondary again.
+
+        A create by default.  A backend that can tell a zone it lost from one still in its first
+        transfer (a secondary answers SERVFAIL until that ends) overrides this to leave the
+        latter alone: the worker asks every second, and a create that replaces the zone restarts
+        the transfer, so a zone that takes longer than a second to transfer never arrived.
+        """
+        await self.create_zone(zone)
+
     async def delete_zone(self, zone: ZoneRef, hard_delete: bool = False) -> None:
         """Remove the zone from the server; an absent zone counts as deleted."""
         raise NotImplementedError

@@ -100,6 +100,14 @@ class Pdns4Backend(Backend):
                 raise
             await self._retrieve_now(client, zone)
 
+    async def restore_zone(self, zone: ZoneRef) -> None:
+        """Create the zone only when PowerDNS has none: ``create_zone`` replaces an existing
+        one, which would throw away a transfer in progress (the NOTIFY that follows suffices)."""
+        async with self._client() as client:
+            if await self._exists(client, zone):
+                return
+        await self.create_zone(zone)
+
     async def update_zone(self, zone: ZoneRef) -> None:
         """Only the immediate transfer: the worker's NOTIFY alone would wait for PowerDNS's loop."""
         if self.axfr_retrieve:

@@ -8,6 +8,8 @@ thing to a caller: the peer is unreachable, try again later).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import enum
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,7 @@ import dns.opcode
 import dns.rcode
 import dns.rdataclass
 import dns.rdatatype
+import dns.rrset
 import dns.xfr
 import dns.zone
 
@@ -146,23 +149,77 @@ async def axfr(
     ``timeout`` bounds the wait for each message, ``lifetime`` (default 10 × timeout) the whole
     transfer.  A refusal, a bad stream or a timeout raises (``DnsTimeout`` /
     ``DnsTransferError``), so the caller keeps serving what it had.
+
+    The stream is checked as dnspython's inbound transfer checks an AXFR (NOERROR, the query's
+    id and question, an opening SOA for the zone, nothing after the closing SOA equal to it, out
+    of zone names ignored), but the zone is built directly from each message's RRsets rather
+    than through a zone transaction per RRset: for 100,000 records that took most of a minute of
+    the event loop (the loop that also serves mdns, DNS and the API), now a few seconds, one
+    message (~0.1 s at most) at a time.
     """
-    zone = dns.zone.Zone(_name(zone_name), relativize=False)
-    query, _ = dns.xfr.make_query(zone, serial=None)
+    origin = _name(zone_name)
+    where = f"transfer of {origin} from {host}:{port}"
     try:
-        await dns.asyncquery.inbound_xfr(
-            host,
-            zone,
-            query,
-            port=port,
-            timeout=timeout,
-            lifetime=lifetime if lifetime is not None else timeout * 10,
-        )
-    except dns.exception.Timeout as exc:
-        raise DnsTimeout(f"transfer of {zone.origin} from {host}:{port} timed out") from exc
+        return await asyncio.wait_for(_axfr(origin, host, port, timeout),
+                                      lifetime if lifetime is not None else timeout * 10)
+    except TimeoutError as exc:
+        raise DnsTimeout(f"{where} timed out") from exc
     except (dns.exception.DNSException, EOFError, ValueError) as exc:
-        raise DnsTransferError(f"transfer of {zone.origin} from {host}:{port}: {exc!r}") from exc
-    return zone
+        raise DnsTransferError(f"{where}: {exc!r}") from exc
+
+
+async def _axfr(origin: dns.name.Name, host: str, port: int, timeout: float) -> dns.zone.Zone:
+    query = dns.message.make_query(origin, dns.rdatatype.AXFR)
+    wire = query.to_wire()
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        writer.write(len(wire).to_bytes(2, "big") + wire)
+        zone = dns.zone.Zone(origin, relativize=False)
+        nodes = zone.nodes
+        opening: dns.rrset.RRset | None = None
+        done = False
+        while not done:
+            length = int.from_bytes(await asyncio.wait_for(reader.readexactly(2), timeout), "big")
+            data = await asyncio.wait_for(reader.readexactly(length), timeout)
+            message = dns.message.from_wire(data, xfr=True, origin=None, multi=True)
+            if message.rcode() != dns.rcode.NOERROR:
+                raise dns.xfr.TransferError(message.rcode())
+            if message.id != query.id:
+                raise dns.exception.FormError("answer to another query")
+            if message.question and (message.question[0].name != origin
+                                     or message.question[0].rdtype != dns.rdatatype.AXFR):
+                raise dns.exception.FormError("wrong question")
+            answers = message.answer
+            if opening is None:
+                if not answers or answers[0].name != origin \
+                        or answers[0].rdtype != dns.rdatatype.SOA:
+                    raise dns.exception.FormError("first RRset is not the zone's SOA")
+                opening, answers = answers[0], answers[1:]
+            for rrset in answers:
+                if done:
+                    raise dns.exception.FormError("answers after final SOA")
+                name = rrset.name
+                if rrset.rdtype == dns.rdatatype.SOA and name == origin:
+                    if rrset != opening:
+                        raise dns.exception.FormError("unexpected origin SOA in AXFR")
+                    node = nodes.get(name)
+                    if node is None:
+                        node = nodes[name] = zone.node_factory()
+                    node.replace_rdataset(rrset.to_rdataset())
+                    done = True
+                    continue
+                if not name.is_subdomain(origin):
+                    continue  # glue outside the zone: ignored, as dnspython does
+                node = nodes.get(name)
+                if node is None:
+                    node = nodes[name] = zone.node_factory()
+                node.find_rdataset(rrset.rdclass, rrset.rdtype, rrset.covers,
+                                   create=True).union_update(rrset)
+        return zone
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
 
 
 async def ixfr(

@@ -1,25 +1,98 @@
 """Bulk inserts of recordsets and records (zone imports).
 
-Imports may bring thousands of recordsets; two executemany statements (recordsets, then the
-records that reference them) instead of one ORM flush per object turn a 5,000-record import
-into a matter of a second rather than most of a minute.
+Imports may bring a hundred thousand recordsets.  Three things make that a matter of seconds:
+
+* **Keys made in bulk, off the loop.**  ``new_keys`` gives every new recordset and record its
+  id, and every record its hash; the import computes them in its worker process together with
+  the parse (``central/zonefile_import.parse_keyed``).  The ids are random version-4 UUIDs as
+  everywhere, but handed out in ascending order, so each primary key index (and the records'
+  ``recordset_id`` index) grows at its end instead of at random pages: measured on 100,000
+  records in SQLite, that halved the database's own CPU time with its default 2 MB page cache.
+* **Plain rows.**  ``insert`` takes tuples in ``RECORDSET_COLUMNS`` / ``RECORD_COLUMNS`` order,
+  every column given, so no per-row default runs.
+* **The driver's executemany on SQLite.**  The statement is compiled once and the parameters go
+  through the columns' own bind processors, then straight to ``sqlite3``'s ``executemany``
+  (which runs in the driver's thread, the GIL released while SQLite works); through the ORM's
+  bulk insert the same rows took ~70 s of CPU, through Core ~11 s, this way ~9 s.  PostgreSQL
+  and MySQL take Core's executemany, which batches rows into multi-row ``INSERT``s.
+
+Callers pass slices of a few thousand rows, so building them holds the event loop for
+milliseconds at a time.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Table
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from openkeel_designate.storage.models import Record, RecordSet
+from openkeel_designate.storage.recordsets import record_hash
 
-_CHUNK = 1000
+# In the tables' own column order (the order of the compiled INSERT's parameters).
+RECORDSET_COLUMNS = ("id", "version", "zone_shard", "tenant_id", "zone_id", "zone_tenant_id",
+                     "name", "name_key", "type", "ttl", "description", "reverse_name",
+                     "created_at")
+RECORD_COLUMNS = ("id", "version", "zone_shard", "tenant_id", "zone_id", "recordset_id", "data",
+                  "hash", "managed", "status", "action", "serial", "created_at")
+
+# One recordset's keys: its id and, per record in order, (record id, record hash).
+Keys = tuple[str, list[tuple[str, str]]]
 
 
-async def insert_recordsets(session: AsyncSession, recordsets: list[dict[str, Any]],
-                            records: list[dict[str, Any]]) -> None:
-    """Insert prepared column dicts (recordsets first: records reference them)."""
-    for table, values in ((RecordSet, recordsets), (Record, records)):
-        for start in range(0, len(values), _CHUNK):
-            await session.execute(insert(table), values[start:start + _CHUNK])
+def new_ids(count: int) -> list[str]:
+    """``count`` random version-4 UUIDs as text, in ascending order."""
+    raw = os.urandom(16 * count).hex()
+    ids = []
+    for start in range(0, 32 * count, 32):
+        digits = raw[start:start + 32]
+        ids.append(f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-"
+                   f"{'89ab'[int(digits[16], 16) & 3]}{digits[17:20]}-{digits[20:]}")
+    ids.sort()
+    return ids
+
+
+def new_keys(record_data: Sequence[Sequence[str]]) -> list[Keys]:
+    """Keys for new recordsets whose records hold ``record_data`` (one list per recordset)."""
+    recordset_ids = new_ids(len(record_data))
+    record_ids = iter(new_ids(sum(len(data) for data in record_data)))
+    return [(rs_id, [(next(record_ids), record_hash(rs_id, item)) for item in data])
+            for rs_id, data in zip(recordset_ids, record_data)]
+
+
+async def insert(session: AsyncSession, recordsets: list[tuple[Any, ...]],
+                 records: list[tuple[Any, ...]]) -> None:
+    """Insert full rows (recordsets first: records reference them) in the session's
+    transaction."""
+    conn = await session.connection()
+    for table, columns, rows in ((RecordSet.__table__, RECORDSET_COLUMNS, recordsets),
+                                 (Record.__table__, RECORD_COLUMNS, records)):
+        if not rows:
+            continue
+        if conn.dialect.name == "sqlite":
+            await _executemany(conn, table, columns, rows)
+        else:
+            await conn.execute(table.insert(), [dict(zip(columns, row)) for row in rows])
+
+
+async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[str],
+                       rows: list[tuple[Any, ...]]) -> None:
+    dialect = conn.dialect
+    compiled = table.insert().compile(dialect=dialect, column_keys=list(columns))
+    if tuple(compiled.positiontup or ()) != tuple(columns):
+        raise AssertionError(f"{table.name}: the statement takes {compiled.positiontup}")
+    processors = [(index, processor) for index, processor in enumerate(
+        table.c[key].type.dialect_impl(dialect).bind_processor(dialect) for key in columns)
+        if processor is not None]
+    params: list[Any] = rows
+    if processors:
+        params = []
+        for row in rows:
+            values = list(row)
+            for index, processor in processors:
+                values[index] = processor(values[index])
+            params.append(tuple(values))
+    await conn.exec_driver_sql(str(compiled), params)

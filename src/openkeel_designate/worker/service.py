@@ -319,7 +319,7 @@ class Worker:
                 await self._apply_once(backend, target, claimed, ref, catalog)
                 return
             if recreate:
-                await backend.create_zone(ref)
+                await backend.restore_zone(ref)
         except (BackendError, OSError) as exc:
             LOG.info("telling %s again about %s: %s", target.type, claimed.name, exc)
             return

@@ -115,6 +115,23 @@ async def test_axfr_returns_the_zone(mdns, source, a_records) -> None:
     assert len(zone.nodes) == 101
 
 
+async def test_axfr_builds_the_zone_dnspython_builds(mdns, source, a_records) -> None:
+    """Many messages (5,000 records): the same zone as dnspython's own inbound transfer."""
+    import dns.asyncquery
+    import dns.xfr
+    import dns.zone
+
+    source.put(ZONE, 9, a_records(ZONE, 5000))
+    ours = await client.axfr(ZONE, *mdns.bound[0], timeout=5)
+    theirs = dns.zone.Zone(ZONE, relativize=False)
+    query, _ = dns.xfr.make_query(theirs)
+    host, port = mdns.bound[0]
+    await dns.asyncquery.inbound_xfr(host, theirs, query, port=port, timeout=5)
+    assert len(ours.nodes) == 5001
+    assert ours == theirs
+    assert ours.get_rdataset(ZONE, "SOA")[0].serial == 9
+
+
 async def test_axfr_refused_raises(mdns) -> None:
     with pytest.raises(DnsTransferError):
         await client.axfr("missing.org.", *mdns.bound[0], timeout=2)
