@@ -13,6 +13,7 @@ has no history for.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 import os
 import time
 from dataclasses import dataclass
@@ -57,13 +58,19 @@ def _claimable(now):
     )
 
 
-async def claim(db: Database, owner: str, lease_seconds: int, limit: int) -> list[ClaimedZone]:
-    """Up to ``limit`` zones now owned by ``owner``, each prepared with its new serial."""
+async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
+                busy: Collection[str] = ()) -> list[ClaimedZone]:
+    """Up to ``limit`` zones now owned by ``owner``, each prepared with its new serial.
+
+    ``busy``: zones the caller is still pushing. Their lease may have run out (a loop starved
+    of CPU renews late) but they are not claimable by the same worker: a second push of one
+    zone beside the first would race it. Another worker may still take such a zone over."""
     now = utcnow()
+    query = select(Zone.id, Zone.lease_owner).where(_claimable(now))
+    if busy:
+        query = query.where(Zone.id.not_in(list(busy)))
     async with db.read() as session:
-        candidates = (await session.execute(
-            select(Zone.id, Zone.lease_owner).where(_claimable(now))
-            .order_by(Zone.updated_at).limit(limit))).all()
+        candidates = (await session.execute(query.order_by(Zone.updated_at).limit(limit))).all()
     claimed = []
     for zone_id, previous_owner in candidates:
         result = await db.transaction(lambda s, z=zone_id: _claim_one(s, z, owner, lease_seconds))

@@ -149,7 +149,8 @@ class Worker:
         free = self.concurrency - len(self._running)
         if free <= 0:
             return
-        for claimed in await workqueue.claim(self.db, self.owner, self.lease_seconds, free):
+        for claimed in await workqueue.claim(self.db, self.owner, self.lease_seconds, free,
+                                               busy=self._running):
             self._running.add(claimed.id)
             task = asyncio.create_task(self._process(claimed))
             self._tasks.add(task)
