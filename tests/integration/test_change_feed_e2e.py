@@ -12,19 +12,9 @@ import dns.query
 import httpx
 import pytest
 
-from support.server import ServerProcess
+from support.server import ServerProcess, wait_status
 
 pytestmark = pytest.mark.integration
-
-
-def wait_status(client: httpx.Client, url: str, status: str, timeout: float = 20.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(url).json()
-        if body.get("status") == status:
-            return body
-        time.sleep(0.02)
-    raise AssertionError(f"{url} never reached {status}: {body}")
 
 
 def test_batch_feed_and_if_match_end_to_end() -> None:

@@ -15,7 +15,7 @@ import dns.rdatatype
 import httpx
 import pytest
 
-from support.server import ServerProcess, builtin_pool
+from support.server import ServerProcess, builtin_pool, wait_status
 from support.zone_invariants import assert_zone_valid
 
 pytestmark = pytest.mark.integration
@@ -24,16 +24,6 @@ pytestmark = pytest.mark.integration
 def ask(server: ServerProcess, name: str, rtype: str) -> dns.message.Message:
     query = dns.message.make_query(name, rtype)
     return dns.query.udp(query, "127.0.0.1", port=server.ns_port, timeout=2)
-
-
-def wait_status(client: httpx.Client, url: str, status: str, timeout: float = 20.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        body = client.get(url).json()
-        if body.get("status") == status:
-            return body
-        time.sleep(0.02)
-    raise AssertionError(f"{url} never reached {status}: {body}")
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])

@@ -456,6 +456,18 @@ class ServerProcess:
         return code
 
 
+def wait_status(client: Any, url: str, status: str, timeout: float = 20.0) -> dict:
+    """GET ``url`` with ``client`` (an httpx.Client) until its ``status`` is ``status``."""
+    deadline = time.monotonic() + timeout
+    body: dict = {}
+    while time.monotonic() < deadline:
+        body = client.get(url).json()
+        if body.get("status") == status:
+            return body
+        time.sleep(0.02)
+    raise AssertionError(f"{url} never reached {status}: {body}")
+
+
 def _http_answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as resp:
