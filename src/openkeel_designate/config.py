@@ -319,6 +319,13 @@ _PRODUCER_TASKS = {
     "periodic_exists": [cfg.IntOpt("interval", default=3600), cfg.IntOpt("per_page", default=100)],
 }
 
+_DNSSEC = [
+    cfg.StrOpt("key_encryption_key", secret=True,
+               help="Base64 of 16, 24 or 32 random bytes sealing the zones' DNSSEC private keys "
+                    "(AES-GCM). Unset: one is generated into state_path (mode 0600); processes "
+                    "on several hosts sharing a database must all be given the same key."),
+]
+
 GROUPS: dict[str, list[cfg.Opt]] = {
     "DEFAULT": _DEFAULT,
     "service:api": _API,
@@ -337,6 +344,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "handler:nova_fixed": _handler_opts("nova"),
     "handler:neutron_floatingip": _handler_opts("neutron"),
     "network_api:neutron": _NEUTRON,
+    "dnssec": _DNSSEC,
     **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
 }
 

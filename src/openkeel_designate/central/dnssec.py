@@ -1,0 +1,135 @@
+"""DNSSEC rules (extension): turn signing on or off for a zone, and show its keys and DS.
+
+Turning signing on generates the zone's keys here — a KSK (flags 257) whose DS goes to the
+parent and a ZSK (256) — and seals the private halves under the key-encryption key before they
+reach the database; nothing of them is ever returned.  Any change of the setting is a zone
+update (new serial, pushed like any write), so the pool's nameservers transfer the newly signed
+(or unsigned) zone; mdns does the signing when it renders the transfer.  The setting's status
+is that of a change (``central/change_status.py``): PENDING until it is served, then ACTIVE.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import dns.name
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.central import zones as central_zones
+from openkeel_designate.central.change_status import status_of
+from openkeel_designate.central.notifications import notifies
+from openkeel_designate.central.services import Services
+from openkeel_designate.domain import errors
+from openkeel_designate.domain.context import RequestContext
+from openkeel_designate.domain.dnssec import keys as dnssec_keys
+from openkeel_designate.storage import dnssec as dnssec_store
+from openkeel_designate.storage import dnssec_kek
+from openkeel_designate.storage import propagation as propagation_store
+from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey, utcnow
+
+ALGORITHM_NAMES = {number: name for name, number in dnssec_keys.ALGORITHMS.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class DnssecView:
+    """A zone's DNSSEC state as shown (and notified): public key material only."""
+
+    zone_id: str
+    enabled: bool
+    status: str
+    algorithm: str
+    nsec: str
+    keys: list[dict[str, Any]]
+    ds: list[str]
+
+
+async def show(svc: Services, ctx: RequestContext, zone_id: str) -> DnssecView:
+    """The setting of a zone the caller may see (404 as the zone itself, then the policy)."""
+    async with svc.db.read() as session:
+        zone = await central_zones.load_visible(session, ctx, zone_id)
+        svc.policy.check("get_zone_dnssec", ctx, central_zones.policy_target(zone))
+        return await _view(session, zone)
+
+
+@notifies("dns.zone.dnssec")
+async def update(svc: Services, ctx: RequestContext, zone_id: str,
+                 values: dict[str, Any]) -> DnssecView:
+    """Sign (``enabled``) with the given algorithm and denial, or stop signing."""
+    kek = dnssec_kek.load(svc.conf) if values["enabled"] else b""
+
+    async def work(session: AsyncSession) -> DnssecView:
+        zone = await central_zones.load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("update_zone_dnssec", ctx, central_zones.policy_target(zone))
+        if zone.type != "PRIMARY":
+            raise errors.BadRequest("DNSSEC signing is only available for primary zones")
+        if zone.action == "DELETE":
+            raise errors.BadRequest("Can not update a deleting zone")
+        row = await dnssec_store.setting(session, zone.id, for_update=True)
+        if row is None:
+            row = ZoneDnssec(zone_id=zone.id, enabled=False, algorithm=values["algorithm"],
+                             nsec=values["nsec"])
+        await _apply(session, zone, row, values, kek)
+        central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
+        zone.updated_at = utcnow()
+        row.requested_serial = zone.serial
+        row.change_seq = zone.change_seq
+        await dnssec_store.save(session, row)
+        return await _view(session, zone)
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result
+
+
+async def _apply(session: AsyncSession, zone: Zone, row: ZoneDnssec, values: dict[str, Any],
+                 kek: bytes) -> None:
+    """New keys when signing starts or the algorithm changes (an abrupt algorithm change:
+    the parent's DS must follow); none kept once signing stops."""
+    if not values["enabled"]:
+        row.enabled = False
+        await dnssec_store.replace_keys(session, zone.id, [])
+        return
+    if not row.enabled or row.algorithm != values["algorithm"] or not await dnssec_store.keys(
+            session, zone.id):
+        await dnssec_store.replace_keys(session, zone.id, [
+            _new_key(zone.id, values["algorithm"], flags, kek)
+            for flags in (dnssec_keys.SEP_FLAGS, dnssec_keys.ZONE_FLAGS)])
+    row.enabled, row.algorithm, row.nsec = True, values["algorithm"], values["nsec"]
+
+
+def _new_key(zone_id: str, algorithm: str, flags: int, kek: bytes) -> ZoneDnssecKey:
+    private = dnssec_keys.generate(algorithm)
+    dnskey = dnssec_keys.dnskey_of(private, algorithm, flags)
+    return ZoneDnssecKey(zone_id=zone_id, flags=flags, algorithm=dnskey.algorithm,
+                         key_tag=dnssec_keys.SigningKey(private, dnskey).key_tag,
+                         public_key=dnssec_keys.public_key_b64(dnskey),
+                         private_key=dnssec_keys.seal(kek, private, zone_id), state="ACTIVE",
+                         created_at=utcnow())
+
+
+async def _view(session: AsyncSession, zone: Zone) -> DnssecView:
+    row = await dnssec_store.setting(session, zone.id)
+    if row is None:
+        return DnssecView(zone.id, False, "ACTIVE", dnssec_keys.DEFAULT_ALGORITHM, "NSEC", [], [])
+    served = await propagation_store.served_serials(session, zone.id, zone.pool_id)
+    status = status_of(zone, served, (row.requested_serial + 1) % 2**32, row.change_seq)
+    keys = await dnssec_store.keys(session, zone.id) if row.enabled else []
+    origin = dns.name.from_text(zone.name)
+    shown = [_key_view(k) for k in keys]
+    ds = [dnssec_keys.ds_of(origin, _dnskey(k)).to_text() for k in keys if k.flags & 1]
+    return DnssecView(zone.id, bool(row.enabled), status, row.algorithm, row.nsec, shown, ds)
+
+
+def _dnskey(key: ZoneDnssecKey) -> dns.rdata.Rdata:
+    return dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.DNSKEY,
+                               f"{key.flags} 3 {key.algorithm} {key.public_key}")
+
+
+def _key_view(key: ZoneDnssecKey) -> dict[str, Any]:
+    dnskey = _dnskey(key)
+    return {"key_tag": key.key_tag, "flags": key.flags, "algorithm": key.algorithm,
+            "public_key": key.public_key, "dnskey": dnskey.to_text(), "state": key.state}

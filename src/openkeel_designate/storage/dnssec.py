@@ -1,0 +1,69 @@
+"""SQL of DNSSEC signing: a zone's setting and its keys (tables of migration 0009)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.models import ZoneDnssec, ZoneDnssecKey
+
+
+@dataclass(frozen=True, slots=True)
+class SealedKey:
+    """What a signer needs of a stored key: the private half still sealed."""
+
+    flags: int
+    algorithm: int
+    sealed: str
+
+
+@dataclass(frozen=True, slots=True)
+class Signing:
+    """How a zone is to be signed, as the DNS side reads it."""
+
+    enabled: bool
+    nsec: str
+    keys: tuple[SealedKey, ...]
+
+
+async def setting(session: AsyncSession, zone_id: str, for_update: bool = False
+                  ) -> ZoneDnssec | None:
+    query = select(ZoneDnssec).where(ZoneDnssec.zone_id == zone_id)
+    if for_update:
+        query = query.with_for_update()
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def keys(session: AsyncSession, zone_id: str) -> list[ZoneDnssecKey]:
+    return list((await session.execute(
+        select(ZoneDnssecKey).where(ZoneDnssecKey.zone_id == zone_id)
+        .order_by(ZoneDnssecKey.flags.desc(), ZoneDnssecKey.created_at))).scalars())
+
+
+async def save(session: AsyncSession, row: ZoneDnssec) -> None:
+    session.add(row)
+    await session.flush()
+
+
+async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssecKey]) -> None:
+    await session.execute(delete(ZoneDnssecKey).where(ZoneDnssecKey.zone_id == zone_id))
+    session.add_all(new)
+    await session.flush()
+
+
+async def signing(db: Database, zone_id: str) -> Signing | None:
+    """The zone's signing setting; None when DNSSEC was never turned on for it."""
+    async with db.read() as session:
+        row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec)
+                                     .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
+        if row is None:
+            return None
+        sealed = (await session.execute(
+            select(ZoneDnssecKey.flags, ZoneDnssecKey.algorithm, ZoneDnssecKey.private_key)
+            .where(ZoneDnssecKey.zone_id == zone_id, ZoneDnssecKey.state == "ACTIVE")
+            .order_by(ZoneDnssecKey.id))).all()
+    return Signing(bool(row.enabled), row.nsec,
+                   tuple(SealedKey(f, a, s) for f, a, s in sealed))

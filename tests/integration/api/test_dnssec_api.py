@@ -1,0 +1,112 @@
+"""``PUT`` / ``GET /v2/zones/{id}/dnssec`` in-process on each database: enabling makes keys and
+a DS, leaves the zone body alone and bumps the zone; another project gets 404; a reader may not
+change it; bad input is one 400; private keys never appear in any answer."""
+
+from __future__ import annotations
+
+import base64
+import os
+import stat
+
+import dns.dnssec
+import dns.name
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+
+from openkeel_designate.storage import dnssec_kek
+
+OWNER = {"X-Auth-Project-ID": "owner", "X-Roles": "member,reader"}
+OTHER = {"X-Auth-Project-ID": "other", "X-Roles": "member,reader"}
+READER = {"X-Auth-Project-ID": "owner", "X-Roles": "reader"}
+
+
+async def make_zone(client, name="sec.example.org.") -> dict:
+    created = await client.post("/v2/zones", headers=OWNER,
+                                json={"name": name, "email": "a@example.org"})
+    assert created.status_code == 202, created.text
+    return created.json()
+
+
+def no_private_material(text: str) -> None:
+    assert "PRIVATE" not in text and "private" not in text.lower()
+
+
+async def test_enable_makes_keys_and_ds_and_a_zone_update(client, conf):
+    zone = await make_zone(client)
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    before = (await client.get(path, headers=OWNER)).json()
+    assert before["enabled"] is False and before["keys"] == [] and before["ds"] == []
+    version = (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()["version"]
+
+    response = await client.put(path, headers=OWNER, json={"enabled": True})
+    assert response.status_code == 202, response.text
+    no_private_material(response.text)
+    body = response.json()
+    assert body["enabled"] is True and body["status"] == "PENDING"
+    assert body["algorithm"] == "ECDSAP256SHA256" and body["nsec"] == "NSEC"
+    assert body["links"]["self"].endswith(path)
+    assert sorted(k["flags"] for k in body["keys"]) == [256, 257]
+    ksk = next(k for k in body["keys"] if k["flags"] == 257)
+    assert ksk["algorithm"] == 13 and ksk["state"] == "ACTIVE"
+    dnskey = dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.DNSKEY, ksk["dnskey"])
+    assert dns.dnssec.key_id(dnskey) == ksk["key_tag"]
+    assert base64.b64decode(ksk["public_key"]) == dnskey.key
+    [ds] = body["ds"]
+    expected = dns.dnssec.make_ds(dns.name.from_text(zone["name"]), dnskey, "SHA256")
+    assert ds == expected.to_text()
+
+    after = (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()
+    assert after["status"] == "PENDING" and after["version"] > version
+    assert "dnssec" not in after  # the v2 body is untouched
+    shown = await client.get(path, headers=OWNER)
+    assert shown.status_code == 200 and shown.json()["keys"] == body["keys"]
+    no_private_material(shown.text)
+    kek_file = os.path.join(conf.state_path, dnssec_kek.FILE_NAME)
+    assert stat.S_IMODE(os.stat(kek_file).st_mode) == 0o600
+
+
+async def test_ed25519_nsec3_then_disable(client):
+    zone = await make_zone(client, "ed.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    body = (await client.put(path, headers=OWNER, json={
+        "enabled": True, "algorithm": "ED25519", "nsec": "NSEC3"})).json()
+    assert body["algorithm"] == "ED25519" and body["nsec"] == "NSEC3"
+    assert {k["algorithm"] for k in body["keys"]} == {15}
+    tags = {k["key_tag"] for k in body["keys"]}
+    same = (await client.put(path, headers=OWNER, json={
+        "enabled": True, "algorithm": "ED25519", "nsec": "NSEC"})).json()
+    assert {k["key_tag"] for k in same["keys"]} == tags  # same algorithm: the keys stay
+    off = await client.put(path, headers=OWNER, json={"enabled": False})
+    assert off.status_code == 202
+    assert off.json()["enabled"] is False and off.json()["keys"] == [] and off.json()["ds"] == []
+
+
+async def test_other_projects_get_404_and_readers_403(client):
+    zone = await make_zone(client, "iso.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    for method, kwargs in (("GET", {}), ("PUT", {"json": {"enabled": True}})):
+        denied = await client.request(method, path, headers=OTHER, **kwargs)
+        assert denied.status_code == 404 and denied.json()["type"] == "zone_not_found"
+    forbidden = await client.put(path, headers=READER, json={"enabled": True})
+    assert forbidden.status_code == 403 and forbidden.json()["type"] == "forbidden"
+    assert (await client.get(path, headers=READER)).status_code == 200
+    bad = await client.get("/v2/zones/not-a-uuid/dnssec", headers=OWNER)
+    assert bad.status_code == 400 and bad.json()["type"] == "invalid_uuid"
+
+
+async def test_bad_bodies_are_one_400_listing_every_problem(client):
+    zone = await make_zone(client, "bad.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    response = await client.put(path, headers=OWNER, json={
+        "enabled": "yes", "algorithm": "RSASHA1", "nsec": "NSEC5", "salt": "ab"})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["type"] == "invalid_object" and body["code"] == 400
+    paths = sorted(tuple(e["path"]) for e in body["errors"]["errors"])
+    assert paths == [("algorithm",), ("enabled",), ("nsec",), ("salt",)]
+    for wrong in ([1, 2], {"algorithm": "ED25519"}):
+        again = await client.put(path, headers=OWNER, json=wrong)
+        assert again.status_code == 400 and again.json()["type"] == "invalid_object"
+    still = (await client.get(path, headers=OWNER)).json()
+    assert still["enabled"] is False
