@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import ZoneDnssec, ZoneDnssecKey
-
-
-@dataclass(frozen=True, slots=True)
-class SealedKey:
-    """What a signer needs of a stored key: the private half still sealed."""
-
-    flags: int
-    algorithm: int
-    sealed: str
-
-
-@dataclass(frozen=True, slots=True)
-class Signing:
-    """How a zone is to be signed, as the DNS side reads it."""
-
-    enabled: bool
-    nsec: str
-    keys: tuple[SealedKey, ...]
 
 
 async def setting(session: AsyncSession, zone_id: str, for_update: bool = False
@@ -54,7 +35,7 @@ async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssec
     await session.flush()
 
 
-async def signing(db: Database, zone_id: str) -> Signing | None:
+async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
     """The zone's signing setting; None when DNSSEC was never turned on for it."""
     async with db.read() as session:
         row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec)
@@ -65,5 +46,5 @@ async def signing(db: Database, zone_id: str) -> Signing | None:
             select(ZoneDnssecKey.flags, ZoneDnssecKey.algorithm, ZoneDnssecKey.private_key)
             .where(ZoneDnssecKey.zone_id == zone_id, ZoneDnssecKey.state == "ACTIVE")
             .order_by(ZoneDnssecKey.id))).all()
-    return Signing(bool(row.enabled), row.nsec,
+    return ZoneSigning(bool(row.enabled), row.nsec,
                    tuple(SealedKey(f, a, s) for f, a, s in sealed))

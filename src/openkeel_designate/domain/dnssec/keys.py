@@ -100,3 +100,10 @@ def parse_kek(text: str) -> bytes:
 
 def new_kek() -> bytes:
     return AESGCM.generate_key(bit_length=256)
+
+
+def open_key(kek: bytes, sealed: str, zone_id: str, flags: int, algorithm: int) -> SigningKey:
+    """A stored key made usable: unsealed, with the DNSKEY it publishes."""
+    private = unseal(kek, sealed, zone_id)
+    return SigningKey(private, dns.dnssec.make_dnskey(
+        private.public_key(), algorithm, flags))  # type: ignore[attr-defined]
