@@ -317,6 +317,10 @@ _PRODUCER_TASKS = {
     # Designate checks hourly; each zone's own SOA refresh decides, so check every minute.
     "periodic_secondary_refresh": [cfg.IntOpt("interval", default=60)],
     "periodic_exists": [cfg.IntOpt("interval", default=3600), cfg.IntOpt("per_page", default=100)],
+    # DNSSEC (extension): a signed zone gets a new serial when its last is older than
+    # refresh_age, so signatures (valid 14 days, renewed with under 7 left) never lapse
+    "dnssec_refresh": [cfg.IntOpt("interval", default=3600),
+                       cfg.IntOpt("refresh_age", default=3 * 86400, min=60, max=6 * 86400)],
 }
 
 _DNSSEC = [

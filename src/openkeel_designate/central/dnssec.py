@@ -11,6 +11,7 @@ is that of a change (``central/change_status.py``): PENDING until it is served, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 import dns.name
@@ -77,6 +78,7 @@ async def update(svc: Services, ctx: RequestContext, zone_id: str,
         zone.updated_at = utcnow()
         row.requested_serial = zone.serial
         row.change_seq = zone.change_seq
+        row.refreshed_at = utcnow()
         await dnssec_store.save(session, row)
         return await _view(session, zone)
 
@@ -133,3 +135,27 @@ def _key_view(key: ZoneDnssecKey) -> dict[str, Any]:
     dnskey = _dnskey(key)
     return {"key_tag": key.key_tag, "flags": key.flags, "algorithm": key.algorithm,
             "public_key": key.public_key, "dnskey": dnskey.to_text(), "state": key.state}
+
+
+async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int:
+    """Give every signed zone whose serial is older than ``age`` seconds a new one, so its
+    signatures are renewed before they expire (mdns re-signs what has less than half its
+    validity left when it renders the new version) and the secondaries transfer them."""
+    cutoff = utcnow() - timedelta(seconds=age)
+
+    async def work(session: AsyncSession) -> int:
+        due = await dnssec_store.refresh_due(session, cutoff, batch)
+        for zone, row in due:
+            central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
+            row.refreshed_at = utcnow()
+        return len(due)
+
+    total = 0
+    while True:
+        count = await svc.db.transaction(work)
+        total += count
+        if count < batch:
+            break
+    if total:
+        svc.wake_worker()
+    return total

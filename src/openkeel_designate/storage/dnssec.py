@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
 from openkeel_designate.storage.database import Database
-from openkeel_designate.storage.models import ZoneDnssec, ZoneDnssecKey
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey
 
 
 async def setting(session: AsyncSession, zone_id: str, for_update: bool = False
@@ -48,3 +51,15 @@ async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
             .order_by(ZoneDnssecKey.id))).all()
     return ZoneSigning(bool(row.enabled), row.nsec,
                    tuple(SealedKey(f, a, s) for f, a, s in sealed))
+
+
+async def refresh_due(session: AsyncSession, cutoff: datetime, limit: int
+                      ) -> list[tuple[Zone, ZoneDnssec]]:
+    """Signed live zones whose last new serial for their signatures is older than ``cutoff``,
+    oldest first, locked."""
+    query = (select(Zone, ZoneDnssec).join(ZoneDnssec, ZoneDnssec.zone_id == Zone.id)
+             .where(ZoneDnssec.enabled.is_(True), ZoneDnssec.refreshed_at < cutoff,
+                    Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+             .order_by(ZoneDnssec.refreshed_at).limit(limit)
+             .with_for_update())
+    return [(zone, row) for zone, row in (await session.execute(query)).all()]

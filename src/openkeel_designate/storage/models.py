@@ -505,6 +505,8 @@ class ZoneDnssec(Base):
     nsec: Mapped[str] = mapped_column(String(8))
     requested_serial: Mapped[int] = mapped_column(BigInteger)
     change_seq: Mapped[int] = mapped_column(Integer)
+    # when the zone last got a serial to refresh its signatures (producer's dnssec_refresh)
+    refreshed_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     updated_at: Mapped[datetime | None] = mapped_column(Timestamp, onupdate=utcnow)
 

@@ -110,3 +110,20 @@ async def test_bad_bodies_are_one_400_listing_every_problem(client):
         assert again.status_code == 400 and again.json()["type"] == "invalid_object"
     still = (await client.get(path, headers=OWNER)).json()
     assert still["enabled"] is False
+
+
+async def test_producer_refresh_gives_signed_zones_a_new_serial(client, services):
+    from openkeel_designate.central import dnssec as central_dnssec
+
+    signed = await make_zone(client, "old.example.org.")
+    unsigned = await make_zone(client, "plain.example.org.")
+    await client.put(f"/v2/zones/{signed['id']}/dnssec", headers=OWNER, json={"enabled": True})
+    assert await central_dnssec.refresh_signatures(services, age=3600) == 0  # just signed
+    version = (await client.get(f"/v2/zones/{signed['id']}", headers=OWNER)).json()["version"]
+    plain = (await client.get(f"/v2/zones/{unsigned['id']}", headers=OWNER)).json()["version"]
+    assert await central_dnssec.refresh_signatures(services, age=0, batch=1) == 1
+    after = (await client.get(f"/v2/zones/{signed['id']}", headers=OWNER)).json()
+    assert after["version"] == version + 1 and after["status"] == "PENDING"
+    assert (await client.get(f"/v2/zones/{unsigned['id']}",
+                             headers=OWNER)).json()["version"] == plain
+    assert await central_dnssec.refresh_signatures(services, age=3600) == 0

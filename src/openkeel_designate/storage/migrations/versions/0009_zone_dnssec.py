@@ -1,7 +1,8 @@
 """DNSSEC signing (extension): zone_dnssec, zone_dnssec_keys
 
 ``zone_dnssec`` holds a zone's signing setting (enabled, algorithm, NSEC or NSEC3) and the
-serial / write counter it was asked at (its PENDING → ACTIVE status); ``zone_dnssec_keys`` the
+serial / write counter it was asked at (its PENDING → ACTIVE status) and when the producer last
+gave it a new serial to refresh its signatures (``refreshed_at``); ``zone_dnssec_keys`` the
 zone's keys, the private half sealed with the operator's key-encryption key.
 
 Revision ID: 0009
@@ -27,6 +28,7 @@ def upgrade() -> None:
     sa.Column('nsec', sa.String(length=8), nullable=False),
     sa.Column('requested_serial', sa.BigInteger(), nullable=False),
     sa.Column('change_seq', sa.Integer(), nullable=False),
+    sa.Column('refreshed_at', _TIMESTAMP, nullable=False),
     sa.Column('created_at', _TIMESTAMP, nullable=False),
     sa.Column('updated_at', _TIMESTAMP, nullable=True),
     sa.ForeignKeyConstraint(['zone_id'], ['zones.id'], ondelete='CASCADE'),
