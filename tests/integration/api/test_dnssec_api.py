@@ -127,3 +127,26 @@ async def test_producer_refresh_gives_signed_zones_a_new_serial(client, services
     assert (await client.get(f"/v2/zones/{unsigned['id']}",
                              headers=OWNER)).json()["version"] == plain
     assert await central_dnssec.refresh_signatures(services, age=3600) == 0
+
+
+class Recorder:
+    """Stands in for the oslo.messaging notifier: keeps what would be sent."""
+
+    enabled = True
+
+    def __init__(self):
+        self.sent = []
+
+    def emit(self, result, *event_types):
+        from openkeel_designate.central.notifications import payload
+
+        self.sent.extend((event_type, payload(result)) for event_type in event_types)
+
+
+async def test_changing_the_setting_notifies_dns_zone_dnssec(client, services):
+    services.notifier = Recorder()
+    zone = await make_zone(client, "note.example.org.")
+    await client.put(f"/v2/zones/{zone['id']}/dnssec", headers=OWNER, json={"enabled": True})
+    [(event_type, body)] = [s for s in services.notifier.sent if s[0] == "dns.zone.dnssec"]
+    assert body["zone_id"] == zone["id"] and body["enabled"] is True and len(body["keys"]) == 2
+    no_private_material(repr(body))
