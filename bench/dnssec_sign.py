@@ -12,7 +12,7 @@ the same path mdns uses for an AXFR of a signed zone (``mdns/signing.SigningSour
 
 Figures are printed, never asserted.
 
-    PYTHONPATH=src .venv/bin/python bench/dnssec_sign.py [--records 5000] [--algorithm ED25519] [--nsec3]
+    PYTHONPATH=src .venv/bin/python bench/dnssec_sign.py [--records N] [--algorithm A] [--nsec3]
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def zone(count: int) -> list[ServedRecord]:
         name = f"host{i}.{ORIGIN}"
         kind = i % 3
         if kind == 0:
-            records.append(ServedRecord(name, "A", 300, f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"))
+            address = f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}"
+            records.append(ServedRecord(name, "A", 300, address))
         elif kind == 1:
             records.append(ServedRecord(name, "AAAA", 300, f"2001:db8::{i:x}"))
         else:
@@ -89,7 +90,7 @@ async def main() -> None:
 
     cold, served = await timed(signer)
     print(f"{label}: cold sign {cold * 1000:.0f} ms ({served} RRs served, "
-          f"{len(signer.cache)} signatures)")
+          f"{signer.cache.__len__()} cache entries)")
     source.records[0] = soa(2)
     source.records[3] = ServedRecord(f"host0.{ORIGIN}", "A", 300, "192.0.2.200")
     warm, _ = await timed(signer)

@@ -14,12 +14,17 @@ from typing import Protocol
 
 @dataclass(frozen=True, slots=True)
 class ServedRecord:
-    """One record as served: absolute owner name, type mnemonic, TTL, stored rdata text."""
+    """One record as served: absolute owner name, type mnemonic, TTL, stored rdata text.
+
+    ``wire``: the rdata already rendered (uncompressed), for records made rather than stored
+    (DNSSEC signatures and chain): rendering them again from text would cost a transfer of a
+    signed zone as much as signing it.  Not part of the record's identity."""
 
     name: str
     type: str
     ttl: int
     data: str
+    wire: bytes | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ the IXFR with the whole zone, AXFR-style, as RFC 1995 §4 allows.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -30,8 +31,9 @@ from openkeel_designate.dnswire.zonedata import (
     ZoneSigning,
     ZoneSource,
 )
-from openkeel_designate.domain import names
 from openkeel_designate.domain.dnssec import keys as dnssec_keys
+from openkeel_designate.domain.dnssec.chain import name_key
+from openkeel_designate.domain.dnssec.rrsets import RRsetData
 from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, SignatureCache, sign_zone
 from openkeel_designate.mdns.packing import render_rdata
 
@@ -49,11 +51,11 @@ class SigningSource:
         """``kek``: the key-encryption key, asked for only when a signed zone is rendered."""
         self.source = source
         self.kek = kek
-        self.cache = cache or SignatureCache()
+        self.cache = SignatureCache() if cache is None else cache
         self._lock = asyncio.Lock()  # one signer at a time: the cache is not shared by threads
         self._opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
 
-    def __getattr__(self, name: str):  # find_zone, rrset, peer_hosts …: the wrapped source's
+    def __getattr__(self, name: str):  # peer_hosts …: the wrapped source's
         return getattr(self.source, name)
 
     async def find_zone(self, name: str, pool_id: str | None) -> ZoneHead | None:
@@ -84,15 +86,12 @@ class SigningSource:
               ) -> list[ServedRecord]:
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
         soa = next(r for r in kept if r.type == "SOA")
-        origin = dns.name.from_text(soa.name)
         keys = [self._open(zone_id, k.sealed, k.flags, k.algorithm) for k in signing.keys]
-        signed = sign_zone(origin, rrsets_of(kept), keys, signing.nsec == "NSEC3", self.cache,
-                           int(time.time()))
+        signed = sign_zone(soa.name, rrsets_of(kept), keys, signing.nsec == "NSEC3",
+                           self.cache, int(time.time()))
         log.debug("signed %s: %d new signatures", soa.name, signed.fresh_signatures)
-        added = [ServedRecord(r.name.to_text(), dns.rdatatype.to_text(r.rdtype), r.ttl,
-                              rdata.to_text())
-                 for r in signed.rrsets if r.rdtype in DNSSEC_TYPES for rdata in r]
-        return kept + added
+        return kept + [ServedRecord(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data,
+                                    r.wire) for r in signed.records]
 
     def _open(self, zone_id: str, sealed: str, flags: int, algorithm: int
               ) -> dnssec_keys.SigningKey:
@@ -105,20 +104,41 @@ class SigningSource:
         return key
 
 
-def rrsets_of(records: list[ServedRecord]) -> list[dns.rrset.RRset]:
-    """The records as RRsets (one per folded owner name and type, as served); a record that
-    cannot be rendered is left out, as the transfer leaves it out."""
-    rrsets: dict[tuple[str, str], dns.rrset.RRset] = {}
+def rrsets_of(records: list[ServedRecord]) -> list[RRsetData]:
+    """The records as RRsets (one per folded owner name and type, as served), by their text;
+    each is parsed only if it has to be signed."""
+    grouped: dict[tuple[str, str], list[ServedRecord]] = {}
+    for record in records:
+        grouped.setdefault((record.name.lower(), record.type), []).append(record)
+    keys: dict[str, tuple] = {}
+    rrsets = []
+    for (owner, rtype), members in grouped.items():
+        key = keys.get(owner)
+        if key is None:
+            key = keys[owner] = name_key(members[0].name)
+        rrsets.append(RRsetData(members[0].name, key, _type_code(rtype), members[0].ttl,
+                                tuple(m.data for m in members),
+                                functools.partial(_render, members)))
+    return rrsets
+
+
+@functools.lru_cache(maxsize=256)
+def _type_code(rtype: str) -> int:
+    return dns.rdatatype.from_text(rtype)
+
+
+def _render(records: list[ServedRecord]) -> dns.rrset.RRset | None:
+    """The dnspython RRset of stored records; one that cannot be rendered is left out (the
+    transfer leaves it out too)."""
+    rrset: dns.rrset.RRset | None = None
     for record in records:
         try:
             rdata = render_rdata(record)
         except Exception:
             continue
-        key = (names.key(record.name), record.type)
-        rrset = rrsets.get(key)
         if rrset is None:
-            rrset = rrsets[key] = dns.rrset.RRset(dns.name.from_text(record.name),
-                                                  dns.rdataclass.IN, rdata.rdtype)
+            rrset = dns.rrset.RRset(dns.name.from_text(record.name), dns.rdataclass.IN,
+                                    rdata.rdtype)
             rrset.update_ttl(record.ttl)
         rrset.add(rdata)
-    return list(rrsets.values())
+    return rrset

@@ -6,18 +6,15 @@ import shutil
 import subprocess
 import time
 
-import dns.name
-import dns.rrset
-import dns.zone
 import pytest
 
-from openkeel_designate.domain.dnssec import keys as dkeys
 from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
+from support.dnssec_zone import as_rrsets, make_keys, rrsets_of_text
 
 pytestmark = pytest.mark.skipif(shutil.which("dnssec-verify") is None,
                                 reason="BIND's dnssec-verify not installed")
 
-ORIGIN = dns.name.from_text("signed.example.")
+ORIGIN = "signed.example."
 ZONE_TEXT = """
 @ 3600 IN SOA ns1.signed.example. hostmaster.signed.example. 7 3600 600 86400 300
 @ 3600 IN NS ns1.signed.example.
@@ -36,15 +33,10 @@ secure 3600 IN DS 12345 13 2 0123456789abcdef0123456789abcdef0123456789abcdef012
 
 
 def write_signed(path, algorithm: str, nsec3: bool) -> None:
-    zone = dns.zone.from_text(ZONE_TEXT, ORIGIN, relativize=False)
-    rrsets = [dns.rrset.from_rdata_list(n, rds.ttl, list(rds))
-              for n, rds in zone.iterate_rdatasets()]
-    keys = []
-    for flags in (dkeys.SEP_FLAGS, dkeys.ZONE_FLAGS):  # a KSK and a ZSK, as the service makes
-        private = dkeys.generate(algorithm)
-        keys.append(dkeys.SigningKey(private, dkeys.dnskey_of(private, algorithm, flags)))
-    signed = sign_zone(ORIGIN, rrsets, keys, nsec3, SignatureCache(), int(time.time()))
-    path.write_text("".join(r.to_text() + "\n" for r in signed.rrsets))
+    rrsets = rrsets_of_text(ZONE_TEXT, ORIGIN)
+    signed = sign_zone(ORIGIN, rrsets, make_keys(algorithm), nsec3, SignatureCache(),
+                       int(time.time()))
+    path.write_text("".join(r.to_text() + "\n" for r in as_rrsets(rrsets, signed.records)))
 
 
 @pytest.mark.parametrize("algorithm", ["ECDSAP256SHA256", "ED25519"])
