@@ -1,7 +1,8 @@
 """DNSSEC end to end: a zone created over HTTP on the embedded server, signed through
 ``PUT /v2/zones/{id}/dnssec``, transferred from mdns with dnspython and checked by BIND's
 ``dnssec-verify`` — with NSEC and NSEC3, ECDSAP256SHA256 and ED25519 — then changed, and
-transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs."""
+transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs;
+then a ZSK rollover (both ZSKs sign, still valid) and signing turned off."""
 
 from __future__ import annotations
 
@@ -137,6 +138,15 @@ def test_a_change_keeps_untouched_signatures_and_verifies(server, client, tmp_pa
     # IXFR of a signed zone: the whole zone, AXFR-style (RFC 1995 allows it)
     incremental = transfer(server, name, "IXFR", serial)
     assert sigs(incremental).keys() == new.keys()
+
+    rolled = client.post(f"{url}/dnssec/rollover")
+    assert rolled.status_code == 202, rolled.text
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    double = transfer(server, name)
+    verify(tmp_path, name, double)
+    dnskeys = next(r for r in double if r.rdtype == dns.rdatatype.DNSKEY)
+    assert sorted(k.flags for k in dnskeys) == [256, 256, 257]
+    assert len(sigs(double)[(www_name, dns.rdatatype.A)]) == 2  # both ZSKs sign
 
     off = client.put(f"{url}/dnssec", json={"enabled": False})
     assert off.status_code == 202

@@ -11,7 +11,7 @@ is that of a change (``central/change_status.py``): PENDING until it is served, 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import dns.name
@@ -32,7 +32,7 @@ from openkeel_designate.storage import dnssec_kek
 from openkeel_designate.storage import propagation as propagation_store
 from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey, utcnow
 
-ALGORITHM_NAMES = {number: name for name, number in dnssec_keys.ALGORITHMS.items()}
+RETIRE_MARGIN = 3600  # seconds, beyond the DNSKEY TTL, a rolled-over key stays published
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +74,50 @@ async def update(svc: Services, ctx: RequestContext, zone_id: str,
             row = ZoneDnssec(zone_id=zone.id, enabled=False, algorithm=values["algorithm"],
                              nsec=values["nsec"])
         await _apply(session, zone, row, values, kek)
-        central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
-        zone.updated_at = utcnow()
-        row.requested_serial = zone.serial
-        row.change_seq = zone.change_seq
-        row.refreshed_at = utcnow()
-        await dnssec_store.save(session, row)
+        await _changed(session, zone, row)
         return await _view(session, zone)
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+@notifies("dns.zone.dnssec")
+async def rollover(svc: Services, ctx: RequestContext, zone_id: str) -> DnssecView:
+    """A ZSK rollover by double signature: a new ZSK signs beside the old one, which stays
+    published (RETIRING) until every cache holding the old DNSKEY set has let it go — the
+    DNSKEY TTL plus an hour for the secondaries — then the producer removes it.  The KSK is
+    not rolled here: that needs the parent's DS changed in between."""
+    kek = dnssec_kek.load(svc.conf)
+
+    async def work(session: AsyncSession) -> DnssecView:
+        zone = await central_zones.load_visible(session, ctx, zone_id, for_update=True)
+        svc.policy.check("update_zone_dnssec", ctx, central_zones.policy_target(zone))
+        row = await dnssec_store.setting(session, zone.id, for_update=True)
+        if row is None or not row.enabled:
+            raise errors.BadRequest("DNSSEC is not enabled for this zone")
+        retire_at = utcnow() + timedelta(seconds=zone.ttl + RETIRE_MARGIN)
+        for key in await dnssec_store.keys(session, zone.id):
+            if not key.flags & 1 and key.state == "ACTIVE":
+                key.state, key.retire_at = "RETIRING", retire_at
+        await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
+                                                     dnssec_keys.ZONE_FLAGS, kek))
+        await _changed(session, zone, row)
+        return await _view(session, zone)
+
+    result = await svc.db.transaction(work)
+    svc.wake_worker()
+    return result
+
+
+async def _changed(session: AsyncSession, zone: Zone, row: ZoneDnssec) -> None:
+    """The setting or keys changed: a zone update, whose serving the status follows."""
+    central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
+    zone.updated_at = utcnow()
+    row.requested_serial = zone.serial
+    row.change_seq = zone.change_seq
+    row.refreshed_at = utcnow()
+    await dnssec_store.save(session, row)
 
 
 async def _apply(session: AsyncSession, zone: Zone, row: ZoneDnssec, values: dict[str, Any],
@@ -135,6 +168,28 @@ def _key_view(key: ZoneDnssecKey) -> dict[str, Any]:
     dnskey = _dnskey(key)
     return {"key_tag": key.key_tag, "flags": key.flags, "algorithm": key.algorithm,
             "public_key": key.public_key, "dnskey": dnskey.to_text(), "state": key.state}
+
+
+async def retire_keys(svc: Services, now: datetime | None = None, batch: int = 100) -> int:
+    """Remove the rolled-over keys whose time has come, each zone given a new serial."""
+    moment = now or utcnow()
+
+    async def work(session: AsyncSession) -> int:
+        due = await dnssec_store.retired(session, moment, batch)
+        for zone, key in due:
+            await dnssec_store.remove_key(session, key)
+            central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
+        return len(due)
+
+    total = 0
+    while True:
+        count = await svc.db.transaction(work)
+        total += count
+        if count < batch:
+            break
+    if total:
+        svc.wake_worker()
+    return total
 
 
 async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int:

@@ -1,7 +1,7 @@
 """Periodic housekeeping, each job under a database lease so it runs once per interval
 across the cluster: heartbeats (every process), purge of soft-deleted zones, and marking
 services DOWN when their heartbeats stop, the SOA-refresh check of secondary zones, the new
-serials that renew signed zones' signatures, and the ``dns.zone.exists`` audit when
+serials that renew signed zones' signatures (and remove rolled-over keys), and the ``dns.zone.exists`` audit when
 notifications are configured.
 
 Recovery of stuck zones needs no job here: a zone's lease simply expires and any worker claims
@@ -98,6 +98,9 @@ class Producer:
         count = await dnssec.refresh_signatures(self.svc, age)
         if count:
             LOG.info("%d signed zones given a new serial to refresh their signatures", count)
+        retired = await dnssec.retire_keys(self.svc)
+        if retired:
+            LOG.info("%d rolled-over DNSSEC keys removed", retired)
 
     async def announce_existing(self) -> None:
         conf = self.svc.conf["producer_task:periodic_exists"]

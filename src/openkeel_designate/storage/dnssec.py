@@ -27,6 +27,26 @@ async def keys(session: AsyncSession, zone_id: str) -> list[ZoneDnssecKey]:
         .order_by(ZoneDnssecKey.flags.desc(), ZoneDnssecKey.created_at))).scalars())
 
 
+async def add_key(session: AsyncSession, key: ZoneDnssecKey) -> None:
+    session.add(key)
+    await session.flush()
+
+
+async def retired(session: AsyncSession, now: datetime, limit: int
+                  ) -> list[tuple[Zone, ZoneDnssecKey]]:
+    """RETIRING keys past their ``retire_at``, with their (live) zone, locked."""
+    query = (select(Zone, ZoneDnssecKey).join(ZoneDnssecKey, ZoneDnssecKey.zone_id == Zone.id)
+             .where(ZoneDnssecKey.state == "RETIRING", ZoneDnssecKey.retire_at <= now,
+                    Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+             .order_by(ZoneDnssecKey.retire_at).limit(limit).with_for_update())
+    return [(zone, key) for zone, key in (await session.execute(query)).all()]
+
+
+async def remove_key(session: AsyncSession, key: ZoneDnssecKey) -> None:
+    await session.delete(key)
+    await session.flush()
+
+
 async def save(session: AsyncSession, row: ZoneDnssec) -> None:
     session.add(row)
     await session.flush()
@@ -47,7 +67,7 @@ async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
             return None
         sealed = (await session.execute(
             select(ZoneDnssecKey.flags, ZoneDnssecKey.algorithm, ZoneDnssecKey.private_key)
-            .where(ZoneDnssecKey.zone_id == zone_id, ZoneDnssecKey.state == "ACTIVE")
+            .where(ZoneDnssecKey.zone_id == zone_id)
             .order_by(ZoneDnssecKey.id))).all()
     return ZoneSigning(bool(row.enabled), row.nsec,
                    tuple(SealedKey(f, a, s) for f, a, s in sealed))

@@ -523,5 +523,7 @@ class ZoneDnssecKey(Base):
     key_tag: Mapped[int] = mapped_column(Integer)
     public_key: Mapped[str] = mapped_column(Text)
     private_key: Mapped[str] = mapped_column(Text)
+    # ACTIVE, or RETIRING after a rollover: still published and signing until ``retire_at``
     state: Mapped[str] = mapped_column(String(16), default="ACTIVE")
+    retire_at: Mapped[datetime | None] = mapped_column(Timestamp)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

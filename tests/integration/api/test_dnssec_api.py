@@ -150,3 +150,31 @@ async def test_changing_the_setting_notifies_dns_zone_dnssec(client, services):
     [(event_type, body)] = [s for s in services.notifier.sent if s[0] == "dns.zone.dnssec"]
     assert body["zone_id"] == zone["id"] and body["enabled"] is True and len(body["keys"]) == 2
     no_private_material(repr(body))
+
+
+async def test_zsk_rollover_double_signs_then_the_old_key_is_removed(client, services):
+    from datetime import datetime, timedelta
+
+    from openkeel_designate.central import dnssec as central_dnssec
+
+    zone = await make_zone(client, "roll.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    refused = await client.post(f"{path}/rollover", headers=OWNER)
+    assert refused.status_code == 400 and refused.json()["type"] == "bad_request"
+    first = (await client.put(path, headers=OWNER, json={"enabled": True})).json()
+    old_zsk = next(k for k in first["keys"] if k["flags"] == 256)
+    other = await client.post(f"{path}/rollover", headers=OTHER)
+    assert other.status_code == 404
+    rolled = await client.post(f"{path}/rollover", headers=OWNER)
+    assert rolled.status_code == 202, rolled.text
+    no_private_material(rolled.text)
+    states = {(k["flags"], k["key_tag"]): k["state"] for k in rolled.json()["keys"]}
+    assert states[(256, old_zsk["key_tag"])] == "RETIRING"
+    assert sorted(states.values()) == ["ACTIVE", "ACTIVE", "RETIRING"]
+    assert rolled.json()["ds"] == first["ds"]  # the KSK stays
+    assert await central_dnssec.retire_keys(services) == 0  # not before the DNSKEY TTL
+    later = datetime.utcnow() + timedelta(days=2)
+    assert await central_dnssec.retire_keys(services, now=later) == 1
+    keys = (await client.get(path, headers=OWNER)).json()["keys"]
+    assert len(keys) == 2 and old_zsk["key_tag"] not in {k["key_tag"] for k in keys
+                                                         if k["flags"] == 256}

@@ -41,3 +41,12 @@ async def update_dnssec(zone_id: str, request: Request,
     values = dnssec_schema.parse(await read_json_value(request))
     view = await central.update(request.app.state.services, ctx, zone_id, values)
     return render.json_response(_body(view, request), 202)
+
+
+@router.post("/v2/zones/{zone_id}/dnssec/rollover")
+async def rollover_dnssec(zone_id: str, request: Request,
+                          ctx: RequestContext = Depends(build_context)) -> Response:
+    """Rolls the zone's ZSK (double signature); no body."""
+    view = await central.rollover(request.app.state.services, ctx,
+                                  uuid_param("zone_id", zone_id))
+    return render.json_response(_body(view, request), 202)

@@ -3,7 +3,8 @@
 ``zone_dnssec`` holds a zone's signing setting (enabled, algorithm, NSEC or NSEC3) and the
 serial / write counter it was asked at (its PENDING → ACTIVE status) and when the producer last
 gave it a new serial to refresh its signatures (``refreshed_at``); ``zone_dnssec_keys`` the
-zone's keys, the private half sealed with the operator's key-encryption key.
+zone's keys, the private half sealed with the operator's key-encryption key, and when a key
+being rolled over (RETIRING) is to be removed.
 
 Revision ID: 0009
 Revises: 0008
@@ -43,6 +44,7 @@ def upgrade() -> None:
     sa.Column('public_key', sa.Text(), nullable=False),
     sa.Column('private_key', sa.Text(), nullable=False),
     sa.Column('state', sa.String(length=16), nullable=False),
+    sa.Column('retire_at', _TIMESTAMP, nullable=True),
     sa.Column('created_at', _TIMESTAMP, nullable=False),
     sa.ForeignKeyConstraint(['zone_id'], ['zones.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
