@@ -20,7 +20,7 @@ import dns.rrset
 import httpx
 import pytest
 
-from support.server import ServerProcess, wait_status
+from support.server import ServerProcess, builtin_pool, wait_status
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(shutil.which("dnssec-verify") is None,
@@ -154,3 +154,13 @@ def test_a_change_keeps_untouched_signatures_and_verifies(server, client, tmp_pa
     plain = transfer(server, name)
     assert not {dns.rdatatype.RRSIG, dns.rdatatype.DNSKEY, dns.rdatatype.NSEC} & {
         r.rdtype for r in plain}
+
+
+@pytest.mark.parametrize("database", ["postgresql", "mysql"])
+def test_signed_transfer_on_server_databases(tmp_path, database):
+    """The same path on PostgreSQL and MariaDB: settings and sealed keys read by mdns."""
+    with ServerProcess(database=database, pools=builtin_pool) as running, httpx.Client(
+            base_url=running.api_url, headers=running.headers(), timeout=10) as http:
+        name = f"{database}.example."
+        signed_zone(http, name, {"algorithm": "ED25519", "nsec": "NSEC3"})
+        verify(tmp_path, name, transfer(running, name))
