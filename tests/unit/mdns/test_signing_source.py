@@ -1,0 +1,84 @@
+"""mdns's signed view of a zone: unsigned zones pass through untouched (IXFR history too); a
+signed zone's records gain DNSSEC records whose pre-rendered wire equals dnspython's; the
+IXFR history of a signed or once-signed zone is withheld (the answer is then a full one)."""
+
+from __future__ import annotations
+
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+
+from openkeel_designate.dnswire.zonedata import SealedKey, ServedRecord, ZoneDelta, ZoneSigning
+from openkeel_designate.domain.dnssec import keys as dkeys
+from openkeel_designate.mdns.packing import ZoneWire
+from openkeel_designate.mdns.signing import SigningSource
+
+KEK = dkeys.new_kek()
+ZONE = "z1"
+RECORDS = [
+    ServedRecord("example.org.", "SOA", 3600,
+                 "ns1.example.org. hostmaster.example.org. 5 3600 600 86400 300"),
+    ServedRecord("example.org.", "NS", 3600, "ns1.example.org."),
+    ServedRecord("ns1.example.org.", "A", 3600, "192.0.2.1"),
+    ServedRecord("WWW.example.org.", "A", 300, "192.0.2.10"),
+]
+DELTA = ZoneDelta(4, 5, (), (RECORDS[3],))
+
+
+class Source:
+    def __init__(self, signing: ZoneSigning | None):
+        self.signing = signing
+
+    async def zone_records(self, zone_id):
+        return list(RECORDS)
+
+    async def zone_signing(self, zone_id):
+        return self.signing
+
+    async def zone_changes(self, zone_id, since):
+        return [DELTA]
+
+    async def peer_hosts(self):
+        return ["192.0.2.53"]
+
+
+def signing(enabled: bool = True) -> ZoneSigning:
+    sealed = []
+    for flags in (dkeys.SEP_FLAGS, dkeys.ZONE_FLAGS):
+        private = dkeys.generate("ECDSAP256SHA256")
+        sealed.append(SealedKey(flags, 13, dkeys.seal(KEK, private, ZONE)))
+    return ZoneSigning(enabled, "NSEC", tuple(sealed) if enabled else ())
+
+
+async def test_unsigned_zones_pass_through():
+    source = SigningSource(Source(None), lambda: KEK)
+    assert await source.zone_records(ZONE) == RECORDS
+    assert await source.zone_changes(ZONE, 4) == [DELTA]
+    assert await source.peer_hosts() == ["192.0.2.53"]
+
+
+async def test_signed_zone_records_and_their_wire():
+    source = SigningSource(Source(signing()), lambda: KEK)
+    records = await source.zone_records(ZONE)
+    assert records[:4] == RECORDS
+    added = records[4:]
+    types = {r.type for r in added}
+    assert {"DNSKEY", "CDS", "CDNSKEY", "NSEC", "RRSIG"} <= types
+    wire = ZoneWire("example.org.")
+    for record in added:
+        assert record.wire is not None
+        parsed = dns.rdata.from_text(dns.rdataclass.IN, dns.rdatatype.from_text(record.type),
+                                     record.data)
+        assert record.wire == parsed.to_wire()
+        assert wire.wire(record) is not None
+    nsec_owners = {r.name for r in added if r.type == "NSEC"}
+    assert "WWW.example.org." in nsec_owners  # the owner as served
+    assert await source.zone_changes(ZONE, 4) is None
+    again = await source.zone_records(ZONE)
+    assert [r for r in again if r.type == "RRSIG"] == [r for r in added if r.type == "RRSIG"]
+
+
+async def test_once_signed_zone_withholds_its_history_and_serves_plain_records():
+    source = SigningSource(Source(signing(enabled=False)), lambda: KEK)
+    assert await source.zone_records(ZONE) == RECORDS
+    assert await source.zone_changes(ZONE, 4) is None
