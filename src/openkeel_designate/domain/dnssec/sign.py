@@ -19,6 +19,7 @@ import dns.name
 import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
+from dns.dnssecalgs import get_algorithm_cls_from_dnskey
 
 from openkeel_designate.domain.dnssec import chain
 from openkeel_designate.domain.dnssec.keys import SigningKey, cdnskey_of, cds_of, ds_of
@@ -123,6 +124,9 @@ class _Signer:
         self.key_signers = [k for k in keys if k.flags & 1] or keys
         self.zone_signers = zsks or self.key_signers  # a CSK signs everything
         self._ids = {id(k): (k.key_tag, k.dnskey.to_digestable()) for k in keys}
+        # wrapped once: dnspython otherwise wraps the key again for every signature
+        self._private = {id(k): get_algorithm_cls_from_dnskey(k.dnskey)(key=k.private_key)
+                         for k in keys}
         self.fresh = 0
 
     def records_of(self, rrset: RRsetData) -> list[SignedRecord]:
@@ -159,7 +163,7 @@ class _Signer:
             built.append(rrset.rrset())
         if built[0] is None or not len(built[0]):
             return None  # nothing of it can be served: nothing to sign
-        rrsig = dns.dnssec.sign(built[0], key.private_key, self.origin,  # type: ignore[arg-type]
+        rrsig = dns.dnssec.sign(built[0], self._private[id(key)], self.origin,
                                 key.dnskey, inception=self.now - BACKDATE,
                                 expiration=self.now + VALIDITY, origin=self.origin)
         kept = _Kept(self.now + VALIDITY, rrsig.to_text(), rrsig.to_wire())
