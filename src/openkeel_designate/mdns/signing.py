@@ -39,6 +39,7 @@ from openkeel_designate.mdns.packing import render_rdata
 
 log = logging.getLogger(__name__)
 
+SIGNING_THREADS = 2
 _DNSSEC_NAMES = frozenset(dns.rdatatype.to_text(t) for t in DNSSEC_TYPES)
 
 
@@ -52,7 +53,11 @@ class SigningSource:
         self.source = source
         self.kek = kek
         self.cache = SignatureCache() if cache is None else cache
-        self._lock = asyncio.Lock()  # one signer at a time: the cache is not shared by threads
+        # One signing of a zone at a time (a second asker then finds everything signed), and
+        # a few zones at once: a small zone is not kept waiting behind a large one's first
+        # signing, and the threads stay few.
+        self._zone_locks: dict[str, _ZoneLock] = {}
+        self._threads = asyncio.Semaphore(SIGNING_THREADS)
         self._opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
 
     def __getattr__(self, name: str):  # peer_hosts …: the wrapped source's
@@ -69,8 +74,15 @@ class SigningSource:
         signing = await self._signing(zone_id)
         if signing is None or not signing.enabled or not signing.keys or not records:
             return records
-        async with self._lock:
-            return await asyncio.to_thread(self._sign, zone_id, records, signing)
+        entry = self._zone_locks.setdefault(zone_id, _ZoneLock())
+        entry.users += 1
+        try:
+            async with entry.lock, self._threads:
+                return await asyncio.to_thread(self._sign, zone_id, records, signing)
+        finally:
+            entry.users -= 1
+            if not entry.users:  # nobody else on it: forget it
+                del self._zone_locks[zone_id]
 
     async def zone_changes(self, zone_id: str, since_serial: int) -> list[ZoneDelta] | None:
         if await self._signing(zone_id) is not None:
@@ -102,6 +114,12 @@ class SigningSource:
             key = dnssec_keys.open_key(self.kek(), sealed, zone_id, flags, algorithm)
             self._opened[(zone_id, sealed)] = key
         return key
+
+
+class _ZoneLock:
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.users = 0
 
 
 def rrsets_of(records: list[ServedRecord]) -> list[RRsetData]:

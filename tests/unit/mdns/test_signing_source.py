@@ -82,3 +82,12 @@ async def test_once_signed_zone_withholds_its_history_and_serves_plain_records()
     source = SigningSource(Source(signing(enabled=False)), lambda: KEK)
     assert await source.zone_records(ZONE) == RECORDS
     assert await source.zone_changes(ZONE, 4) is None
+
+
+async def test_concurrent_transfers_of_one_zone_sign_once():
+    import asyncio
+
+    source = SigningSource(Source(signing()), lambda: KEK)
+    first, second = await asyncio.gather(source.zone_records(ZONE), source.zone_records(ZONE))
+    assert first == second  # the second found every signature made by the first
+    assert source._zone_locks == {}

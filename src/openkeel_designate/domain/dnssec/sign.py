@@ -10,6 +10,7 @@ once less than half its validity remains.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -57,24 +58,27 @@ class SignatureCache:
     def __init__(self, max_entries: int = 500_000):
         self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, object] = OrderedDict()
+        self._lock = threading.Lock()  # zones are signed in several threads at once
         self.hashes: dict = {}  # NSEC3 hash per name key (cleared with the cache when full)
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def get(self, key: Hashable) -> object | None:
-        value = self._entries.get(key)
-        if value is not None:
-            self._entries.move_to_end(key)
-        return value
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
 
     def put(self, key: Hashable, value: object) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
-        if len(self.hashes) > self.max_entries:
-            self.hashes.clear()
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+            if len(self.hashes) > self.max_entries:
+                self.hashes = {}
 
 
 def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec3: bool,
