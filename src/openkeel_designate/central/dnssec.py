@@ -52,7 +52,9 @@ async def show(svc: Services, ctx: RequestContext, zone_id: str) -> DnssecView:
     """The setting of a zone the caller may see (404 as the zone itself, then the policy)."""
     async with svc.db.read() as session:
         zone = await central_zones.load_visible(session, ctx, zone_id)
-        svc.policy.check("get_zone_dnssec", ctx, central_zones.policy_target(zone))
+        shared_with_caller = zone.tenant_id != ctx.project_id  # as get_zone: seen, not owned
+        svc.policy.check("get_zone_dnssec", ctx,
+                         central_zones.policy_target(zone, shared_with_caller))
         return await _view(session, zone)
 
 

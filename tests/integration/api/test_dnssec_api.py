@@ -178,3 +178,16 @@ async def test_zsk_rollover_double_signs_then_the_old_key_is_removed(client, ser
     keys = (await client.get(path, headers=OWNER)).json()["keys"]
     assert len(keys) == 2 and old_zsk["key_tag"] not in {k["key_tag"] for k in keys
                                                          if k["flags"] == 256}
+
+
+async def test_a_project_the_zone_is_shared_with_may_read_not_change(client):
+    zone = await make_zone(client, "shared.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    await client.put(path, headers=OWNER, json={"enabled": True})
+    shared = await client.post(f"/v2/zones/{zone['id']}/shares", headers=OWNER,
+                               json={"target_project_id": "other"})
+    assert shared.status_code == 201, shared.text
+    seen = await client.get(path, headers=OTHER)
+    assert seen.status_code == 200 and seen.json()["enabled"] is True
+    changed = await client.put(path, headers=OTHER, json={"enabled": False})
+    assert changed.status_code == 403
