@@ -78,8 +78,8 @@ class NameserverHandler:
             if served.origin != qname:
                 return self.error(query, dns.rcode.NOTAUTH, tcp)
             return self.transfer(query, served, tcp)
-        response = dns.message.make_response(query, our_payload=self.max_udp_payload)
-        answer(response, served, question.name, question.rdtype)
+        response = self.respond(query)
+        answer(response, served, question.name, question.rdtype, _wants_dnssec(query))
         return [self.to_wire(response, tcp)]
 
     def on_notify(self, query: dns.message.Message, sender: str, tcp: bool) -> list[bytes]:
@@ -142,11 +142,22 @@ class NameserverHandler:
             return False
         return address.is_loopback or any(host == sender for host, _ in self.masters)
 
-    def error(self, query: dns.message.Message, rcode: int, tcp: bool) -> list[bytes]:
+    def respond(self, query: dns.message.Message) -> dns.message.Message:
+        """An empty response; the DO bit is copied from the query (RFC 3225 §3)."""
         response = dns.message.make_response(query, our_payload=self.max_udp_payload)
+        if _wants_dnssec(query):
+            response.ednsflags |= dns.flags.DO
+        return response
+
+    def error(self, query: dns.message.Message, rcode: int, tcp: bool) -> list[bytes]:
+        response = self.respond(query)
         response.set_rcode(rcode)
         return [self.to_wire(response, tcp)]
 
     def to_wire(self, response: dns.message.Message, tcp: bool) -> bytes:
         """TCP answers may use a whole message; UDP ones min(client's, our) payload (TC)."""
         return limits.render(response, tcp, self.max_udp_payload, MAX_MESSAGE_SIZE)
+
+
+def _wants_dnssec(query: dns.message.Message) -> bool:
+    return query.edns >= 0 and bool(query.ednsflags & dns.flags.DO)
