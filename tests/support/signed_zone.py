@@ -50,8 +50,8 @@ def sign(directory: Path, origin: str, body: str, *, algorithm: str = "ECDSAP256
     _run("dnssec-keygen", "-q", "-K", directory, "-a", algorithm, origin)
     signed = directory / f"{origin}signed"
     chain = ["-3", "-", "-H", "0"] if nsec3 else []
-    _run("dnssec-signzone", "-q", "-S", "-K", directory, *chain, "-o", origin, "-f", signed,
-         unsigned)
+    _run("dnssec-signzone", "-q", "-S", "-K", directory, "-d", directory, *chain, "-o", origin,
+         "-f", signed, unsigned)
     zone = dns.zone.from_file(str(signed), origin=origin, relativize=False)
     anchors = directory / f"{origin}anchors"
     anchors.write_text(_anchors(zone))
