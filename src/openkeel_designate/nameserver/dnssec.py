@@ -111,7 +111,16 @@ class Nsec3Chain(Chain):
         return qname.split(len(encloser) + 1)[1]
 
     def nodata(self, qname: dns.name.Name) -> list[dns.name.Name]:
-        return self.matching(qname)
+        # Only an unsigned delegation of an opt-out chain has no NSEC3 of its own (RFC 5155
+        # §7.2.4, §7.2.7): then the closest provable encloser and the opt-out NSEC3 covering
+        # the next closer name.
+        return self.matching(qname) or self.closest_provable(qname)
+
+    def closest_provable(self, name: dns.name.Name) -> list[dns.name.Name]:
+        encloser = name.parent()
+        while not self.matching(encloser) and encloser != self.origin:
+            encloser = encloser.parent()
+        return self.matching(encloser) + self.covering(self.next_closer(name, encloser))
 
     def nxdomain(self, qname: dns.name.Name, encloser: dns.name.Name) -> list[dns.name.Name]:
         return (self.matching(encloser) + self.covering(self.next_closer(qname, encloser))

@@ -30,7 +30,8 @@ pytestmark = pytest.mark.skipif(not signed_zone.available() or shutil.which("del
                                 reason="BIND's dnssec-keygen, dnssec-signzone and delv needed")
 
 CONFIGS = [("nsec", "ECDSAP256SHA256"), ("nsec3", "ED25519"), ("nsec", "ED25519"),
-           ("nsec3", "ECDSAP256SHA256")]
+           ("nsec3", "ECDSAP256SHA256"), ("optout", "ED25519")]
+WILDCARD_ANSWERS = {"x.wild.example./A", "a.b.wild.example./A"}
 POSITIVE = ["www.example./A", "www.example./AAAA", "example./MX", "txt.example./TXT",
             "_sip._tcp.example./SRV", "example./CAA", "example./NS", "example./SOA",
             "example./DNSKEY", "alias.example./A", "x.wild.example./A", "a.b.wild.example./A",
@@ -41,6 +42,7 @@ NEGATIVE = ["nothing.example./A", "a.b.nothing.example./TXT", "www.example./MX",
 
 @dataclass
 class Served:
+    chain: str
     signed: SignedZone
     address: tuple[str, int]
     nameserver: BuiltinNameserver
@@ -50,13 +52,13 @@ class Served:
 async def served(request, tmp_path_factory):
     chain, algorithm = request.param
     signed = sign(tmp_path_factory.mktemp(f"{chain}-{algorithm}"), "example.", EXAMPLE_BODY,
-                  algorithm=algorithm, nsec3=chain == "nsec3")
+                  algorithm=algorithm, nsec3=chain == "nsec3", optout=chain == "optout")
     async with Primary(signed.zone) as primary:
         nameserver = BuiltinNameserver([("127.0.0.1", 0)], primary.bound)
         await nameserver.start()
         try:
             assert await nameserver.refresher.refresh(signed.origin)
-            yield Served(signed, nameserver.bound[0], nameserver)
+            yield Served(chain, signed, nameserver.bound[0], nameserver)
         finally:
             await nameserver.stop()
 
@@ -85,8 +87,13 @@ async def test_transfer_keeps_every_dnssec_record(served) -> None:
 
 
 async def test_delv_fully_validates_positive_answers(served) -> None:
-    failed = {question: output for question in POSITIVE
-              if "; fully validated" not in (output := await delv(served, question))}
+    """With opt-out every NSEC3 may hide an unsigned delegation, so a wildcard answer (whose
+    proof is an NSEC3 covering the next closer name) is insecure to delv: not bogus."""
+    expected = {question: "; fully validated" for question in POSITIVE}
+    if served.chain == "optout":
+        expected.update({question: "; unsigned answer" for question in WILDCARD_ANSWERS})
+    failed = {question: output for question, verdict in expected.items()
+              if verdict not in (output := await delv(served, question))}
     assert failed == {}
 
 
@@ -136,7 +143,11 @@ async def test_referral_without_ds_proves_there_is_none(served) -> None:
     checked = validate_section(served, response.authority)
     proofs = [r for r in response.authority
               if r.rdtype in (dns.rdatatype.NSEC, dns.rdatatype.NSEC3)]
-    assert len(proofs) == 1 and (proofs[0].name, proofs[0].rdtype) in checked
+    assert {(r.name, r.rdtype) for r in proofs} <= checked
+    if served.chain == "optout":  # closest provable encloser, opt-out cover of the cut
+        assert len(proofs) == 2 and proofs[1][0].flags & 1
+        return
+    assert len(proofs) == 1
     proof = proofs[0][0]
     if proof.rdtype == dns.rdatatype.NSEC:
         assert proofs[0].name == cut
