@@ -23,6 +23,7 @@ import dns.rdatatype
 import pytest
 
 from openkeel_designate.nameserver.server import BuiltinNameserver
+from openkeel_designate.nameserver.zones import ServedZone, ZoneStore
 from support import signed_zone
 from support.signed_zone import EXAMPLE_BODY, Primary, SignedZone, sign
 
@@ -35,7 +36,7 @@ WILDCARD_ANSWERS = {"x.wild.example./A", "a.b.wild.example./A"}
 POSITIVE = ["www.example./A", "www.example./AAAA", "example./MX", "txt.example./TXT",
             "_sip._tcp.example./SRV", "example./CAA", "example./NS", "example./SOA",
             "example./DNSKEY", "alias.example./A", "x.wild.example./A", "a.b.wild.example./A",
-            "secure.example./DS", "mail.example./A"]
+            "secure.example./DS", "mail.example./A", "dangling.example./A"]
 NEGATIVE = ["nothing.example./A", "a.b.nothing.example./TXT", "www.example./MX",
             "deep.example./A", "x.wild.example./MX", "insecure.example./DS", "www.example./DS"]
 
@@ -185,3 +186,28 @@ async def test_signed_answers_too_big_for_udp_are_truncated(served) -> None:
         assert not whole.flags & dns.flags.TC
         assert validate_section(served, whole.answer) == {(dns.name.from_text("big.example."),
                                                            dns.rdatatype.TXT)}
+
+
+async def test_a_persisted_signed_zone_loads_unchanged(served, tmp_path) -> None:
+    await ZoneStore(str(tmp_path)).put(served.signed.zone)
+    restarted = ZoneStore(str(tmp_path))
+    assert restarted.load() == [served.signed.origin]
+    again = restarted.get(served.signed.origin)
+    original = ServedZone.of(served.signed.zone)
+    assert again.zone == served.signed.zone and again.chain == original.chain
+
+
+async def test_a_new_signed_version_is_indexed_anew(tmp_path) -> None:
+    """Serial 2 adds ``later`` and removes ``www``: proofs come from the new chain only."""
+    first = sign(tmp_path / "1", "example.", EXAMPLE_BODY, nsec3=True)
+    body = EXAMPLE_BODY.replace("hostmaster 1 ", "hostmaster 2 ").replace("www A", "later A")
+    second = sign(tmp_path / "2", "example.", body.replace("www AAAA", "later AAAA"),
+                  nsec3=True)
+    async with Primary(first.zone) as primary:
+        async with BuiltinNameserver([("127.0.0.1", 0)], primary.bound) as nameserver:
+            assert await nameserver.refresher.refresh(first.origin)
+            primary.zone = second.zone
+            assert await nameserver.refresher.refresh(first.origin)
+            served = Served("nsec3", second, nameserver.bound[0], nameserver)
+            assert "; fully validated" in await delv(served, "later.example./A")
+            assert "; negative response, fully validated" in await delv(served, "www.example./A")

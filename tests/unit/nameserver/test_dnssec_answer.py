@@ -176,3 +176,24 @@ def test_rrsig_and_any_queries_return_each_signature_once(nsec) -> None:
     anything = ask(nsec, "www.example.", "ANY").answer
     keys = [(r.rdtype, r.covers) for r in anything]
     assert len(keys) == len(set(keys))
+
+
+def test_an_unsigned_zone_answers_the_same_with_do() -> None:
+    unsigned = ServedZone.of(dns.zone.from_text(f"$ORIGIN example.\n$TTL 300\n{EXAMPLE_BODY}",
+                                                relativize=False))
+    for name, rdtype in QUESTIONS:
+        plain, asked = ask(unsigned, name, rdtype, False), ask(unsigned, name, rdtype)
+        assert (plain.rcode(), plain.flags, plain.answer, plain.authority, plain.additional) == \
+            (asked.rcode(), asked.flags, asked.answer, asked.authority, asked.additional), name
+
+
+@pytest.mark.parametrize("zone", ["nsec", "nsec3"])
+def test_a_cname_to_nothing_proves_the_target_absent(zone, request) -> None:
+    """Without DO the answer is the CNAME alone, as before; with DO the target's denial
+    travels with its signed SOA, so a validator can check the end of the chain."""
+    served = request.getfixturevalue(zone)
+    assert ask(served, "dangling.example.", "A", dnssec=False).authority == []
+    response = ask(served, "dangling.example.", "A")
+    assert owners(response.answer, dns.rdatatype.CNAME) == [N("dangling.example.")]
+    assert owners(response.authority, dns.rdatatype.SOA) == [N("example.")]
+    assert owners(response.authority, served.chain.record_type)
