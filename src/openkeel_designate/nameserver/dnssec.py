@@ -166,12 +166,13 @@ def _nsec3_chain(zone: dns.zone.Zone, param) -> Nsec3Chain | None:
                       tuple(sorted(owners)), owners)
 
 
-def hidden_names(zone: dns.zone.Zone) -> frozenset[dns.name.Name]:
-    """Owners that hold only NSEC3 records (and their RRSIGs): RFC 5155 §7.2.8 — not names of
-    the zone for lookups, so a query for one is answered as for any name that does not exist."""
+def hidden_names(zone: dns.zone.Zone, chain: Chain | None) -> frozenset[dns.name.Name]:
+    """Owners of the NSEC3 chain that hold nothing else: RFC 5155 §7.2.8 — not names of the
+    zone for lookups, so a query for one is answered as for any name that does not exist."""
+    if not isinstance(chain, Nsec3Chain):
+        return frozenset()
     hidden = set()
-    for name, node in zone.nodes.items():
-        types = {rdataset.rdtype for rdataset in node.rdatasets}
-        if dns.rdatatype.NSEC3 in types and types <= set(_HIDDEN):
+    for name in chain.owners.values():
+        if all(rdataset.rdtype in _HIDDEN for rdataset in zone.nodes[name].rdatasets):
             hidden.add(name)
     return frozenset(hidden)

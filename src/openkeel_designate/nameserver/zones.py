@@ -48,7 +48,7 @@ class ServedZone:
     def of(cls, zone: dns.zone.Zone) -> ServedZone:
         origin = zone.origin
         chain = chain_of(zone)
-        hidden = hidden_names(zone) if chain is not None else frozenset()
+        hidden = hidden_names(zone, chain)
         names: set[dns.name.Name] = set()
         for name in zone.nodes:
             if name in hidden:
