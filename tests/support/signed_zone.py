@@ -38,6 +38,7 @@ class SignedZone:
     path: Path  # the signed zone file
     anchors: Path  # a delv trust-anchors file holding the KSK
     zone: dns.zone.Zone
+    ds: str  # the DS records of the KSK, as zone text lines for the parent
 
 
 def sign(directory: Path, origin: str, body: str, *, algorithm: str = "ECDSAP256SHA256",
@@ -56,7 +57,8 @@ def sign(directory: Path, origin: str, body: str, *, algorithm: str = "ECDSAP256
     zone = dns.zone.from_file(str(signed), origin=origin, relativize=False)
     anchors = directory / f"{origin}anchors"
     anchors.write_text(_anchors(zone))
-    return SignedZone(zone.origin, signed, anchors, zone)
+    ds = (directory / f"dsset-{origin}").read_text()
+    return SignedZone(zone.origin, signed, anchors, zone, ds)
 
 
 def _anchors(zone: dns.zone.Zone) -> str:
@@ -71,10 +73,11 @@ def _run(*args: object) -> None:
 
 
 class Primary:
-    """SOA and AXFR of one zone on 127.0.0.1, port 0: ``async with Primary(zone) as p: p.bound``."""
+    """SOA and AXFR of some zones on 127.0.0.1, port 0: ``async with Primary(zone) as p:``;
+    ``zones`` may be replaced (a new version) while it runs."""
 
-    def __init__(self, zone: dns.zone.Zone, per_message: int = 50):
-        self.zone = zone
+    def __init__(self, *zones: dns.zone.Zone, per_message: int = 50):
+        self.zones = {zone.origin: zone for zone in zones}
         self.per_message = per_message
         self.listener = DnsListener([("127.0.0.1", 0)], self.handle, name="test-primary")
 
@@ -94,27 +97,27 @@ class Primary:
         question = query.question[0]
         response = dns.message.make_response(query)
         response.flags |= dns.flags.AA
-        if question.name != self.zone.origin:
+        zone = self.zones.get(question.name)
+        if zone is None:
             response.set_rcode(dns.rcode.REFUSED)
             return [response.to_wire()]
         if question.rdtype == dns.rdatatype.SOA:
-            response.answer.append(self._soa())
+            response.answer.append(self._soa(zone))
             return [response.to_wire()]
         if question.rdtype != dns.rdatatype.AXFR or not tcp:
             response.set_rcode(dns.rcode.REFUSED)
             return [response.to_wire()]
-        return self._axfr(query)
+        return self._axfr(query, zone)
 
-    def _soa(self) -> dns.rrset.RRset:
-        return self._rrset(self.zone.origin, self.zone.get_rdataset(self.zone.origin,
-                                                                    dns.rdatatype.SOA))
+    def _soa(self, zone: dns.zone.Zone) -> dns.rrset.RRset:
+        return self._rrset(zone.origin, zone.get_rdataset(zone.origin, dns.rdatatype.SOA))
 
-    def _axfr(self, query: dns.message.Message) -> list[bytes]:
-        rrsets = [self._soa()]
-        for name, rdataset in self.zone.iterate_rdatasets():
-            if not (name == self.zone.origin and rdataset.rdtype == dns.rdatatype.SOA):
+    def _axfr(self, query: dns.message.Message, zone: dns.zone.Zone) -> list[bytes]:
+        rrsets = [self._soa(zone)]
+        for name, rdataset in zone.iterate_rdatasets():
+            if not (name == zone.origin and rdataset.rdtype == dns.rdatatype.SOA):
                 rrsets.append(self._rrset(name, rdataset))
-        rrsets.append(self._soa())
+        rrsets.append(self._soa(zone))
         wires = []
         for start in range(0, len(rrsets), self.per_message):
             message = dns.message.make_response(query)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import dns.flags
 import dns.message
+import dns.name
 import dns.opcode
 import dns.rcode
 import dns.rdataclass
@@ -69,7 +70,7 @@ class NameserverHandler:
         if question.rdclass != dns.rdataclass.IN:
             return self.error(query, dns.rcode.REFUSED, tcp)
         qname = question.name.canonicalize()
-        served = self.store.find(qname)
+        served = self.authority_for(qname, question.rdtype)
         if served is None:
             return self.error(query, dns.rcode.REFUSED, tcp)
         if question.rdtype in (dns.rdatatype.AXFR, dns.rdatatype.IXFR):
@@ -81,6 +82,15 @@ class NameserverHandler:
         response = self.respond(query)
         answer(response, served, question.name, question.rdtype, _wants_dnssec(query))
         return [self.to_wire(response, tcp)]
+
+    def authority_for(self, qname: dns.name.Name, qtype: int) -> ServedZone | None:
+        """The closest enclosing zone, except that a DS at the apex of a zone whose parent is
+        served here too is the parent's to answer (RFC 4035 §3.1.4.1)."""
+        served = self.store.find(qname)
+        if (served is not None and qtype == dns.rdatatype.DS and served.origin == qname
+                and qname != dns.name.root):
+            return self.store.find(qname.parent()) or served
+        return served
 
     def on_notify(self, query: dns.message.Message, sender: str, tcp: bool) -> list[bytes]:
         """Accept NOTIFY from a master or loopback; the refresh runs after we have answered."""

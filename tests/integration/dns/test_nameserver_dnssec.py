@@ -206,8 +206,28 @@ async def test_a_new_signed_version_is_indexed_anew(tmp_path) -> None:
     async with Primary(first.zone) as primary:
         async with BuiltinNameserver([("127.0.0.1", 0)], primary.bound) as nameserver:
             assert await nameserver.refresher.refresh(first.origin)
-            primary.zone = second.zone
+            primary.zones[second.origin] = second.zone
             assert await nameserver.refresher.refresh(first.origin)
             served = Served("nsec3", second, nameserver.bound[0], nameserver)
             assert "; fully validated" in await delv(served, "later.example./A")
             assert "; negative response, fully validated" in await delv(served, "www.example./A")
+
+
+async def test_a_signed_child_zone_served_here_too_validates_from_the_parent(tmp_path) -> None:
+    """Designate often hosts a zone and its subzone on the same nameservers: the DS of the
+    child is the parent's answer, and the chain of trust runs parent → DS → child's DNSKEY."""
+    child = sign(tmp_path / "child", "child.example.",
+                 "@ SOA ns1 hostmaster 1 3600 600 604800 60\n@ NS ns1\nns1 A 192.0.2.80\n"
+                 "www A 192.0.2.81\n", algorithm="ED25519", nsec3=True)
+    delegation = "child NS ns1.child\nns1.child A 192.0.2.80\n" + child.ds
+    parent = sign(tmp_path / "parent", "example.", EXAMPLE_BODY + delegation)
+    async with Primary(parent.zone, child.zone) as primary:
+        async with BuiltinNameserver([("127.0.0.1", 0)], primary.bound) as nameserver:
+            assert await nameserver.refresher.refresh(parent.origin)
+            assert await nameserver.refresher.refresh(child.origin)
+            served = Served("nsec", parent, nameserver.bound[0], nameserver)
+            for question in ("child.example./DS", "www.child.example./A",
+                             "child.example./DNSKEY"):
+                assert "; fully validated" in await delv(served, question), question
+            assert "; negative response, fully validated" in await delv(
+                served, "nothing.child.example./A")
