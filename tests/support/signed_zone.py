@@ -42,16 +42,17 @@ class SignedZone:
 
 
 def sign(directory: Path, origin: str, body: str, *, algorithm: str = "ECDSAP256SHA256",
-         nsec3: bool = False, optout: bool = False) -> SignedZone:
-    """Sign ``body`` (zone text relative to ``origin``); NSEC3: no salt, no extra iterations,
-    and with ``optout`` no NSEC3 for unsigned delegations."""
+         nsec3: bool = False, optout: bool = False, salt: str = "-",
+         iterations: int = 0) -> SignedZone:
+    """Sign ``body`` (zone text relative to ``origin``); NSEC3 by default without salt or extra
+    iterations (RFC 9276), and with ``optout`` no NSEC3 for unsigned delegations."""
     directory.mkdir(parents=True, exist_ok=True)
     unsigned = directory / f"{origin}zone"
     unsigned.write_text(f"$ORIGIN {origin}\n$TTL 300\n{body}")
     _run("dnssec-keygen", "-q", "-K", directory, "-a", algorithm, "-f", "KSK", origin)
     _run("dnssec-keygen", "-q", "-K", directory, "-a", algorithm, origin)
     signed = directory / f"{origin}signed"
-    chain = (["-3", "-", "-H", "0"] if nsec3 or optout else []) + (["-A"] if optout else [])
+    chain = (["-3", salt, "-H", iterations] if nsec3 or optout else []) + (["-A"] * optout)
     _run("dnssec-signzone", "-q", "-S", "-K", directory, "-d", directory, *chain, "-o", origin,
          "-f", signed, unsigned)
     zone = dns.zone.from_file(str(signed), origin=origin, relativize=False)

@@ -197,3 +197,12 @@ def test_a_cname_to_nothing_proves_the_target_absent(zone, request) -> None:
     assert owners(response.answer, dns.rdatatype.CNAME) == [N("dangling.example.")]
     assert owners(response.authority, dns.rdatatype.SOA) == [N("example.")]
     assert owners(response.authority, served.chain.record_type)
+
+
+def test_nsec3_with_salt_and_iterations_hashes_as_the_signer(tmp_path) -> None:
+    served = ServedZone.of(sign(tmp_path, "example.", EXAMPLE_BODY, nsec3=True,
+                                salt="AABBCCDD", iterations=3).zone)
+    [proof] = [r for r in ask(served, "www.example.", "MX").authority if r.rdtype == NSEC3]
+    text = dns.dnssec.nsec3_hash(N("www.example."), "AABBCCDD", 3, 1).lower()
+    assert proof.name == dns.name.Name((text.encode(),)).concatenate(served.origin)
+    assert ask(served, "nothing.example.", "A").rcode() == dns.rcode.NXDOMAIN
