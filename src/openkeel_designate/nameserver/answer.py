@@ -14,6 +14,7 @@ or for an unsigned zone, the answer is the same as it always was.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import dns.flags
@@ -158,7 +159,7 @@ class _Answer:
         if match.wildcard:
             self.prove(lambda chain: chain.wildcard_answer(qname, match.encloser))
 
-    def prove(self, proof) -> None:
+    def prove(self, proof: Callable[[Chain], list[dns.name.Name]]) -> None:
         """Add the NSEC/NSEC3 records (with RRSIGs) that ``proof(chain)`` names, each once."""
         if self.chain is None:
             return

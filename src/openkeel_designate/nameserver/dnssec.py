@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import dns.dnssec
@@ -28,28 +29,28 @@ WILDCARD = dns.name.Name((b"*",))
 _HIDDEN = (dns.rdatatype.NSEC3, dns.rdatatype.RRSIG)
 
 
-class Chain:
+class Chain(ABC):
     """The proofs one signed zone can give; ``record_type`` is NSEC or NSEC3."""
 
     record_type: int
 
+    @abstractmethod
     def nodata(self, qname: dns.name.Name) -> list[dns.name.Name]:
         """``qname`` exists (or is an empty non-terminal) but lacks the type asked."""
-        raise NotImplementedError
 
+    @abstractmethod
     def nxdomain(self, qname: dns.name.Name, encloser: dns.name.Name) -> list[dns.name.Name]:
         """``qname`` does not exist and no wildcard at its closest ``encloser`` answers."""
-        raise NotImplementedError
 
+    @abstractmethod
     def wildcard_answer(self, qname: dns.name.Name,
                         encloser: dns.name.Name) -> list[dns.name.Name]:
         """A wildcard answered: prove no closer name matched ``qname``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def wildcard_nodata(self, qname: dns.name.Name,
                         encloser: dns.name.Name) -> list[dns.name.Name]:
         """A wildcard matched ``qname`` but lacks the type asked."""
-        raise NotImplementedError
 
     def no_ds(self, cut: dns.name.Name) -> list[dns.name.Name]:
         """The delegation at ``cut`` has no DS: an insecure referral."""
