@@ -1,7 +1,8 @@
 """DNSSEC end to end through the built-in nameserver: a zone created over HTTP on the embedded
 server, signed by mdns (``PUT /v2/zones/{id}/dnssec``), transferred to the built-in nameserver
 as any pool nameserver receives it, and validated there by ``delv`` from the zone's KSK — with
-NSEC and NSEC3, ECDSAP256SHA256 and ED25519.
+NSEC and NSEC3, ECDSAP256SHA256 and ED25519 — then changed (the nameserver's IXFR) and validated
+again.
 
 Skipped until mdns signs zones (``mdns/signing.py``, the DNSSEC branch of issue 15).
 """
@@ -54,7 +55,7 @@ def data(rtype: str, value: str, zone: str) -> str:
     return value
 
 
-def signed_zone(server: ServerProcess, name: str, algorithm: str, nsec: str) -> None:
+def signed_zone(server: ServerProcess, name: str, algorithm: str, nsec: str) -> str:
     with httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as client:
         zone = client.post("/v2/zones", json={"name": name, "email": f"h@{name.rstrip('.')}",
                                               "ttl": 300}).json()
@@ -69,6 +70,16 @@ def signed_zone(server: ServerProcess, name: str, algorithm: str, nsec: str) -> 
                                                     "nsec": nsec})
         assert enabled.status_code == 202, enabled.text
         wait_status(client, f"{url}/dnssec", "ACTIVE")
+        return url
+
+
+def add_later(server: ServerProcess, url: str, name: str) -> None:
+    """A change after signing: the nameserver gets it by IXFR (answered AXFR-style)."""
+    with httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as client:
+        created = client.post(f"{url}/recordsets", json={
+            "name": f"later.{name}", "type": "A", "records": ["192.0.2.99"]})
+        assert created.status_code == 202, created.text
+        wait_status(client, url, "ACTIVE")
 
 
 def anchors(server: ServerProcess, name: str, path) -> None:
@@ -101,7 +112,7 @@ def delv(server: ServerProcess, anchor_file, zone: str, question: str) -> str:
 def test_the_nameserver_serves_mdns_signed_zones_that_validate(server, tmp_path, algorithm,
                                                                nsec) -> None:
     name = f"ns-{algorithm.lower()}-{nsec.lower()}.example."
-    signed_zone(server, name, algorithm, nsec)
+    url = signed_zone(server, name, algorithm, nsec)
     anchor_file = tmp_path / "anchors"
     anchors(server, name, anchor_file)
     failed = {question: output for question in POSITIVE
@@ -111,3 +122,6 @@ def test_the_nameserver_serves_mdns_signed_zones_that_validate(server, tmp_path,
                if "; negative response, fully validated" not in
                (output := delv(server, anchor_file, name, question))}
     assert failed == {}
+    add_later(server, url, name)
+    for question in ("later/A", "www/A"):
+        assert "; fully validated" in delv(server, anchor_file, name, question), question
