@@ -317,7 +317,18 @@ _PRODUCER_TASKS = {
     # Designate checks hourly; each zone's own SOA refresh decides, so check every minute.
     "periodic_secondary_refresh": [cfg.IntOpt("interval", default=60)],
     "periodic_exists": [cfg.IntOpt("interval", default=3600), cfg.IntOpt("per_page", default=100)],
+    # DNSSEC (extension): a signed zone gets a new serial when its last is older than
+    # refresh_age, so signatures (valid 14 days, renewed with under 7 left) never lapse
+    "dnssec_refresh": [cfg.IntOpt("interval", default=3600),
+                       cfg.IntOpt("refresh_age", default=3 * 86400, min=60, max=6 * 86400)],
 }
+
+_DNSSEC = [
+    cfg.StrOpt("key_encryption_key", secret=True,
+               help="Base64 of 16, 24 or 32 random bytes sealing the zones' DNSSEC private keys "
+                    "(AES-GCM). Unset: one is generated into state_path (mode 0600); processes "
+                    "on several hosts sharing a database must all be given the same key."),
+]
 
 GROUPS: dict[str, list[cfg.Opt]] = {
     "DEFAULT": _DEFAULT,
@@ -337,6 +348,7 @@ GROUPS: dict[str, list[cfg.Opt]] = {
     "handler:nova_fixed": _handler_opts("nova"),
     "handler:neutron_floatingip": _handler_opts("neutron"),
     "network_api:neutron": _NEUTRON,
+    "dnssec": _DNSSEC,
     **{f"producer_task:{name}": opts for name, opts in _PRODUCER_TASKS.items()},
 }
 

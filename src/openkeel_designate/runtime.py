@@ -41,6 +41,8 @@ from openkeel_designate.observability.loop import LoopLagProbe
 from openkeel_designate.producer.service import Producer
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.zonesource import SqlZoneSource
+from openkeel_designate.storage import dnssec_kek
+from openkeel_designate.mdns.signing import SigningSource
 from openkeel_designate.worker import tasks
 from openkeel_designate.worker.service import Worker
 
@@ -151,7 +153,7 @@ class Runtime:
         source = SqlZoneSource(self.db)
         try:
             mdns = MdnsServer(
-                source,
+                SigningSource(source, lambda: dnssec_kek.load(self.conf)),
                 [parse_hostport(v, 5354) for v in options.listen],
                 self.conf["service:central"].default_pool_id,
                 max_message_size=options.max_message_size,

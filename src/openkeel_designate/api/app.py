@@ -23,6 +23,7 @@ from openkeel_designate.api.routes import (
     blacklists,
     changes,
     console,
+    dnssec,
     health,
     limits,
     pools,
@@ -57,7 +58,8 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
                   openapi_url="/openapi.json", redirect_slashes=False)
     app.state.services = services
     app.state.auth = auth
-    for module in (root, health, console, zones, propagation, recordsets, changes, pools, service_statuses,
+    for module in (root, health, console, zones, propagation, dnssec, recordsets, changes, pools,
+                   service_statuses,
                    limits, reverse,
                    tlds, tsigkeys, blacklists, admin,
                    transfers, shares,

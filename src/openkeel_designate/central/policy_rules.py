@@ -68,6 +68,9 @@ DEFAULT_RULES: dict[str, str] = {
     "get_zone_ns_records": "(role:admin) or (role:reader and project_id:%(project_id)s)",
     "find_zones": "(role:admin) or (role:reader and project_id:%(project_id)s)",
     "update_zone": "(role:admin) or (role:member and project_id:%(project_id)s)",
+    # extension (DNSSEC signing): the same rules as reading and updating the zone
+    "get_zone_dnssec": "(role:admin) or (role:reader and project_id:%(project_id)s) or ('True':%(zone_shared)s)",
+    "update_zone_dnssec": "(role:admin) or (role:member and project_id:%(project_id)s)",
     "delete_zone": "(role:admin) or (role:member and project_id:%(project_id)s)",
     "xfr_zone": "(role:admin) or (role:member and project_id:%(project_id)s)",
     "abandon_zone": "role:admin",

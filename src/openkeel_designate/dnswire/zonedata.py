@@ -14,12 +14,17 @@ from typing import Protocol
 
 @dataclass(frozen=True, slots=True)
 class ServedRecord:
-    """One record as served: absolute owner name, type mnemonic, TTL, stored rdata text."""
+    """One record as served: absolute owner name, type mnemonic, TTL, stored rdata text.
+
+    ``wire``: the rdata already rendered (uncompressed), for records made rather than stored
+    (DNSSEC signatures and chain): rendering them again from text would cost a transfer of a
+    signed zone as much as signing it.  Not part of the record's identity."""
 
     name: str
     type: str
     ttl: int
     data: str
+    wire: bytes | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,25 @@ class ZoneDelta:
     added: tuple[ServedRecord, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SealedKey:
+    """A zone's DNSSEC key as the DNS side gets it: the private half still sealed
+    (``domain/dnssec/keys.py``), opened only where the zone is signed."""
+
+    flags: int
+    algorithm: int
+    sealed: str
+
+
+@dataclass(frozen=True, slots=True)
+class ZoneSigning:
+    """How a zone is signed (``enabled``) or was (a zone once signed keeps this, unsigned)."""
+
+    enabled: bool
+    nsec: str
+    keys: tuple[SealedKey, ...]
+
+
 class ZoneSource(Protocol):
     """Read access to served zones. Zones being deleted are not returned."""
 
@@ -64,3 +88,10 @@ class ZoneHistory(Protocol):
     async def zone_changes(self, zone_id: str, since_serial: int) -> list[ZoneDelta] | None:
         """The deltas leading from ``since_serial`` to the newest recorded serial, in order, or
         None when the history does not reach back to ``since_serial`` without a gap."""
+
+
+class ZoneSigningSource(Protocol):
+    """Optional capability of a ``ZoneSource``: the zones' DNSSEC settings and keys."""
+
+    async def zone_signing(self, zone_id: str) -> ZoneSigning | None:
+        """None when DNSSEC was never turned on for the zone."""

@@ -99,6 +99,15 @@ class InvalidChanges(InvalidObject):
         super().__init__("Provided object does not match schema", errors=errors)
 
 
+class InvalidDnssecSetting(InvalidObject):
+    """An invalid ``PUT /v2/zones/{id}/dnssec`` body (extension): every problem in ``errors``."""
+
+    message_with_errors = True
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        super().__init__("Provided object does not match schema", errors=errors)
+
+
 class InvalidRecordSetLocation(DesignateError):
     code, type = 400, "invalid_recordset_location"
 

@@ -152,6 +152,8 @@ def _canonical_address(family: int, text: str) -> bytes | None:
 def _rdata_wire(record: ServedRecord) -> tuple[int, bytes]:
     """(type code, rdata wire); addresses in their canonical text skip dnspython (the result
     is the same, a test holds them equal), anything else goes through the registry."""
+    if record.wire is not None:
+        return dns.rdatatype.from_text(record.type), record.wire
     family = _FAMILIES.get(record.type)
     if family is not None:
         packed = _canonical_address(family, record.data)

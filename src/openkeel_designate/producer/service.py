@@ -1,7 +1,8 @@
 """Periodic housekeeping, each job under a database lease so it runs once per interval
 across the cluster: heartbeats (every process), purge of soft-deleted zones, and marking
-services DOWN when their heartbeats stop, the SOA-refresh check of secondary zones, and the
-``dns.zone.exists`` audit when notifications are configured.
+services DOWN when their heartbeats stop, the SOA-refresh check of secondary zones, the new
+serials that renew signed zones' signatures (and remove rolled-over keys), and the ``dns.zone.exists`` audit when
+notifications are configured.
 
 Recovery of stuck zones needs no job here: a zone's lease simply expires and any worker claims
 it again, and ERROR zones are retried by the worker with back-off.
@@ -16,7 +17,7 @@ from datetime import timedelta
 
 from oslo_config import cfg
 
-from openkeel_designate.central import secondary, service_statuses, zone_exists
+from openkeel_designate.central import dnssec, secondary, service_statuses, zone_exists
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import leases
@@ -43,6 +44,8 @@ class Producer:
                         self.check_services, "periodic_check_service_status")
             self._every(conf["producer_task:periodic_secondary_refresh"].interval,
                         self.refresh_secondaries, "periodic_secondary_refresh")
+            self._every(conf["producer_task:dnssec_refresh"].interval,
+                        self.refresh_signatures, "dnssec_refresh")
             if self.svc.notifier is not None and self.svc.notifier.enabled:
                 self._every(conf["producer_task:periodic_exists"].interval,
                             self.announce_existing, "periodic_exists")
@@ -89,6 +92,15 @@ class Producer:
         count = await secondary.refresh_due(self.svc)
         if count:
             LOG.info("%d secondary zones due for a refresh", count)
+
+    async def refresh_signatures(self) -> None:
+        age = self.svc.conf["producer_task:dnssec_refresh"].refresh_age
+        count = await dnssec.refresh_signatures(self.svc, age)
+        if count:
+            LOG.info("%d signed zones given a new serial to refresh their signatures", count)
+        retired = await dnssec.retire_keys(self.svc)
+        if retired:
+            LOG.info("%d rolled-over DNSSEC keys removed", retired)
 
     async def announce_existing(self) -> None:
         conf = self.svc.conf["producer_task:periodic_exists"]

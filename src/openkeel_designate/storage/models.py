@@ -485,3 +485,45 @@ class ChangeBatch(Base):
     changes: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     serial: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class ZoneDnssec(Base):
+    """A zone's DNSSEC setting (extension, migration 0009): signed or not, how, and since when.
+
+    ``requested_serial`` is the zone's serial when the setting last changed and ``change_seq``
+    its write counter after that change: the setting is served once a nameserver serves a later
+    serial, or the zone is ACTIVE at that counter (``central/change_status.py``).  The row stays
+    when signing is turned off, so the zone's IXFR history, which holds no signatures, is never
+    used to bring a signed copy up to date.
+    """
+
+    __tablename__ = "zone_dnssec"
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"),
+                                         primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    algorithm: Mapped[str] = mapped_column(String(32))
+    nsec: Mapped[str] = mapped_column(String(8))
+    requested_serial: Mapped[int] = mapped_column(BigInteger)
+    change_seq: Mapped[int] = mapped_column(Integer)
+    # when the zone last got a serial to refresh its signatures (producer's dnssec_refresh)
+    refreshed_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    updated_at: Mapped[datetime | None] = mapped_column(Timestamp, onupdate=utcnow)
+
+
+class ZoneDnssecKey(Base):
+    """One signing key of a zone: its public DNSKEY fields in clear, the private key sealed
+    (AES-GCM under the operator's key-encryption key, ``domain/dnssec/keys.py``)."""
+
+    __tablename__ = "zone_dnssec_keys"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"), index=True)
+    flags: Mapped[int] = mapped_column(Integer)
+    algorithm: Mapped[int] = mapped_column(Integer)
+    key_tag: Mapped[int] = mapped_column(Integer)
+    public_key: Mapped[str] = mapped_column(Text)
+    private_key: Mapped[str] = mapped_column(Text)
+    # ACTIVE, or RETIRING after a rollover: still published and signing until ``retire_at``
+    state: Mapped[str] = mapped_column(String(16), default="ACTIVE")
+    retire_at: Mapped[datetime | None] = mapped_column(Timestamp)
+    created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

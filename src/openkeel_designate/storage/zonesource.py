@@ -13,8 +13,8 @@ from sqlalchemy import Select, func, select, union
 from openkeel_designate.dnswire.catalog import catalog_records
 from openkeel_designate.dnswire.coherence import coherent
 from openkeel_designate.domain import names
-from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta, ZoneHead
-from openkeel_designate.storage import catalogzones, zonehistory
+from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta, ZoneHead, ZoneSigning
+from openkeel_designate.storage import catalogzones, dnssec, zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import (
@@ -94,6 +94,11 @@ class SqlZoneSource:
             return None
         async with self.db.read() as session:
             return await zonehistory.changes_since(session, zone_id, since_serial)
+
+    async def zone_signing(self, zone_id: str) -> ZoneSigning | None:
+        if zone_id.startswith(catalogzones.ID_PREFIX):
+            return None
+        return await dnssec.signing(self.db, zone_id)
 
     async def _records(self, zone_id: str, name: str | None = None,
                        rtype: str | None = None) -> list[ServedRecord]:

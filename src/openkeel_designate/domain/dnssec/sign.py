@@ -1,0 +1,168 @@
+"""Signing a whole zone, re-using every signature whose RRset has not changed.
+
+A zone changes a few RRsets at a time, but every change gives it a new serial and a new
+transfer; signing all of it again would cost the whole zone's CPU per change.  Signatures are
+kept per (owner, type, TTL, rdata texts, key) in a ``SignatureCache`` with their text and wire
+form: a new version of the zone signs only what differs (the changed RRsets, the SOA, the
+neighbours' NSEC/NSEC3 records), parses nothing it does not sign, and re-signs a kept signature
+once less than half its validity remains.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import dns.dnssec
+import dns.name
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+
+from openkeel_designate.domain.dnssec import chain
+from openkeel_designate.domain.dnssec.keys import SigningKey, cdnskey_of, cds_of, ds_of
+from openkeel_designate.domain.dnssec.rrsets import RRsetData, SignedRecord
+
+VALIDITY = 14 * 86400  # seconds a signature is valid
+BACKDATE = 3600  # inception this far in the past: validators with a slow clock still accept
+REFRESH_LEFT = VALIDITY // 2  # a kept signature with less validity left than this is redone
+DNSSEC_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.RRSIG, dns.rdatatype.NSEC,
+                          dns.rdatatype.NSEC3, dns.rdatatype.NSEC3PARAM, dns.rdatatype.CDS,
+                          dns.rdatatype.CDNSKEY})
+_KEY_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.CDS, dns.rdatatype.CDNSKEY})
+
+
+@dataclass(frozen=True, slots=True)
+class SignedZone:
+    """What signing adds to the zone's own records, and how many signatures were made (the
+    rest came from the cache)."""
+
+    records: list[SignedRecord]
+    fresh_signatures: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    expiration: int
+    text: str
+    wire: bytes
+
+
+class SignatureCache:
+    """Least-recently-used signatures (and rdata wires, NSEC3 hashes) by what they are of,
+    bounded by count."""
+
+    def __init__(self, max_entries: int = 500_000):
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Hashable, object] = OrderedDict()
+        self.hashes: dict = {}  # NSEC3 hash per name key (cleared with the cache when full)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Hashable) -> object | None:
+        value = self._entries.get(key)
+        if value is not None:
+            self._entries.move_to_end(key)
+        return value
+
+    def put(self, key: Hashable, value: object) -> None:
+        self._entries[key] = value
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.max_entries:
+            self._entries.popitem(last=False)
+        if len(self.hashes) > self.max_entries:
+            self.hashes.clear()
+
+
+def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec3: bool,
+              cache: SignatureCache, now: int) -> SignedZone:
+    """DNSKEY, CDS and CDNSKEY at the apex, the NSEC or NSEC3 chain (and NSEC3PARAM), and
+    RRSIGs over every authoritative RRset.  ``rrsets`` must hold the apex SOA."""
+    origin_key = chain.name_key(origin)
+    rrsets = [r for r in rrsets if r.rdtype not in DNSSEC_TYPES]
+    soa = next(r for r in rrsets if r.rdtype == dns.rdatatype.SOA and r.key == origin_key)
+    soa_rrset = soa.rrset()
+    denial_ttl = min(soa.ttl, int(soa_rrset[0].minimum)) if soa_rrset else soa.ttl  # RFC 9077
+    added = _apex_keys(origin, origin_key, keys, soa.ttl)
+    if nsec3:
+        added.append(RRsetData(origin, origin_key, dns.rdatatype.NSEC3PARAM, 0,
+                               (chain.NSEC3_PARAM_TEXT,)))
+    zone = chain.layout(origin_key, rrsets + added)
+    denial = (chain.nsec3_chain(origin, origin_key, zone.types, zone.delegations, denial_ttl,
+                                cache.hashes) if nsec3
+              else chain.nsec_chain(zone.types, denial_ttl))
+    signer = _Signer(origin, keys, cache, now)
+    records = [record for r in added + denial for record in signer.records_of(r)]
+    for rrset in zone.signed + denial:
+        records.extend(signer.sign(rrset))
+    return SignedZone(records, signer.fresh)
+
+
+def _apex_keys(origin: str, origin_key: tuple, keys: list[SigningKey], ttl: int
+               ) -> list[RRsetData]:
+    """DNSKEY, and CDS/CDNSKEY (RFC 8078) for the SEP keys the parent should point at."""
+    apex = dns.name.from_text(origin)
+    sep = [k.dnskey for k in keys if k.flags & 1]
+    made = []
+    for rdtype, rdatas in ((dns.rdatatype.DNSKEY, [k.dnskey for k in keys]),
+                           (dns.rdatatype.CDS, [cds_of(ds_of(apex, d)) for d in sep]),
+                           (dns.rdatatype.CDNSKEY, [cdnskey_of(d) for d in sep])):
+        made.append(RRsetData(origin, origin_key, rdtype, ttl,
+                              tuple(r.to_text() for r in rdatas)))
+    return made
+
+
+class _Signer:
+    def __init__(self, origin: str, keys: list[SigningKey], cache: SignatureCache, now: int):
+        self.origin = dns.name.from_text(origin)
+        self.cache = cache
+        self.now = now
+        zsks = [k for k in keys if not k.flags & 1]
+        self.key_signers = [k for k in keys if k.flags & 1] or keys
+        self.zone_signers = zsks or self.key_signers  # a CSK signs everything
+        self._ids = {id(k): (k.key_tag, k.dnskey.to_digestable()) for k in keys}
+        self.fresh = 0
+
+    def records_of(self, rrset: RRsetData) -> list[SignedRecord]:
+        """The records of a generated RRset, their wire kept between versions."""
+        return [SignedRecord(rrset.name, rrset.rdtype, rrset.ttl, text,
+                             self._wire(rrset.rdtype, text)) for text in rrset.datas]
+
+    def _wire(self, rdtype: int, text: str) -> bytes:
+        key = ("wire", rdtype, text)
+        wire = self.cache.get(key)
+        if wire is None:
+            wire = dns.rdata.from_text(dns.rdataclass.IN, rdtype, text).to_wire()
+            self.cache.put(key, wire)
+        return wire  # type: ignore[return-value]
+
+    def sign(self, rrset: RRsetData) -> list[SignedRecord]:
+        keys = self.key_signers if rrset.rdtype in _KEY_TYPES else self.zone_signers
+        content = ("sig", rrset.key, rrset.rdtype, rrset.ttl, tuple(sorted(rrset.datas)))
+        built: list = []
+        made = []
+        for key in keys:
+            kept = self._signature(rrset, key, content + self._ids[id(key)], built)
+            if kept is not None:
+                made.append(SignedRecord(rrset.name, dns.rdatatype.RRSIG, rrset.ttl,
+                                         kept.text, kept.wire))
+        return made
+
+    def _signature(self, rrset: RRsetData, key: SigningKey, cache_key: tuple,
+                   built: list) -> _Kept | None:
+        kept = self.cache.get(cache_key)
+        if isinstance(kept, _Kept) and kept.expiration - self.now >= REFRESH_LEFT:
+            return kept
+        if not built:
+            built.append(rrset.rrset())
+        if built[0] is None or not len(built[0]):
+            return None  # nothing of it can be served: nothing to sign
+        rrsig = dns.dnssec.sign(built[0], key.private_key, self.origin,  # type: ignore[arg-type]
+                                key.dnskey, inception=self.now - BACKDATE,
+                                expiration=self.now + VALIDITY, origin=self.origin)
+        kept = _Kept(self.now + VALIDITY, rrsig.to_text(), rrsig.to_wire())
+        self.cache.put(cache_key, kept)
+        self.fresh += 1
+        return kept

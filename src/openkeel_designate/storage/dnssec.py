@@ -1,0 +1,85 @@
+"""SQL of DNSSEC signing: a zone's setting and its keys (tables of migration 0009)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
+from openkeel_designate.storage.database import Database
+from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey
+
+
+async def setting(session: AsyncSession, zone_id: str, for_update: bool = False
+                  ) -> ZoneDnssec | None:
+    query = select(ZoneDnssec).where(ZoneDnssec.zone_id == zone_id)
+    if for_update:
+        query = query.with_for_update()
+    return (await session.execute(query)).scalar_one_or_none()
+
+
+async def keys(session: AsyncSession, zone_id: str) -> list[ZoneDnssecKey]:
+    return list((await session.execute(
+        select(ZoneDnssecKey).where(ZoneDnssecKey.zone_id == zone_id)
+        .order_by(ZoneDnssecKey.flags.desc(), ZoneDnssecKey.created_at))).scalars())
+
+
+async def add_key(session: AsyncSession, key: ZoneDnssecKey) -> None:
+    session.add(key)
+    await session.flush()
+
+
+async def retired(session: AsyncSession, now: datetime, limit: int
+                  ) -> list[tuple[Zone, ZoneDnssecKey]]:
+    """RETIRING keys past their ``retire_at``, with their (live) zone, locked."""
+    query = (select(Zone, ZoneDnssecKey).join(ZoneDnssecKey, ZoneDnssecKey.zone_id == Zone.id)
+             .where(ZoneDnssecKey.state == "RETIRING", ZoneDnssecKey.retire_at <= now,
+                    Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+             .order_by(ZoneDnssecKey.retire_at).limit(limit).with_for_update())
+    return [(zone, key) for zone, key in (await session.execute(query)).all()]
+
+
+async def remove_key(session: AsyncSession, key: ZoneDnssecKey) -> None:
+    await session.delete(key)
+    await session.flush()
+
+
+async def save(session: AsyncSession, row: ZoneDnssec) -> None:
+    session.add(row)
+    await session.flush()
+
+
+async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssecKey]) -> None:
+    await session.execute(delete(ZoneDnssecKey).where(ZoneDnssecKey.zone_id == zone_id))
+    session.add_all(new)
+    await session.flush()
+
+
+async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
+    """The zone's signing setting; None when DNSSEC was never turned on for it."""
+    async with db.read() as session:
+        row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec)
+                                     .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
+        if row is None:
+            return None
+        sealed = (await session.execute(
+            select(ZoneDnssecKey.flags, ZoneDnssecKey.algorithm, ZoneDnssecKey.private_key)
+            .where(ZoneDnssecKey.zone_id == zone_id)
+            .order_by(ZoneDnssecKey.id))).all()
+    return ZoneSigning(bool(row.enabled), row.nsec,
+                   tuple(SealedKey(f, a, s) for f, a, s in sealed))
+
+
+async def refresh_due(session: AsyncSession, cutoff: datetime, limit: int
+                      ) -> list[tuple[Zone, ZoneDnssec]]:
+    """Signed live zones whose last new serial for their signatures is older than ``cutoff``,
+    oldest first, locked."""
+    query = (select(Zone, ZoneDnssec).join(ZoneDnssec, ZoneDnssec.zone_id == Zone.id)
+             .where(ZoneDnssec.enabled.is_(True), ZoneDnssec.refreshed_at < cutoff,
+                    Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+             .order_by(ZoneDnssec.refreshed_at).limit(limit)
+             .with_for_update())
+    return [(zone, row) for zone, row in (await session.execute(query)).all()]

@@ -1,0 +1,156 @@
+"""DNSSEC end to end: a zone created over HTTP on the embedded server, signed through
+``PUT /v2/zones/{id}/dnssec``, transferred from mdns with dnspython and checked by BIND's
+``dnssec-verify`` — with NSEC and NSEC3, ECDSAP256SHA256 and ED25519 — then changed, and
+transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs;
+then a ZSK rollover (both ZSKs sign, still valid) and signing turned off."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+
+import dns.message
+import dns.name
+import dns.query
+import dns.rdatatype
+import dns.rrset
+import httpx
+import pytest
+
+from support.server import ServerProcess, wait_status
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(shutil.which("dnssec-verify") is None,
+                                 reason="BIND's dnssec-verify not installed")]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    with ServerProcess() as running:
+        yield running
+
+
+@pytest.fixture
+def client(server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as http:
+        yield http
+
+
+def transfer(server: ServerProcess, origin: str, rdtype: str = "AXFR",
+             serial: int | None = None) -> list[dns.rrset.RRset]:
+    """Every RR of a transfer from mdns over TCP, the closing SOA dropped."""
+    query = dns.message.make_query(origin, rdtype)
+    if serial is not None:
+        query.authority.append(dns.rrset.from_text(origin, 0, "IN", "SOA",
+                                                   f". . {serial} 0 0 0 0"))
+    rrs: list[dns.rrset.RRset] = []
+    with socket.create_connection(("127.0.0.1", server.mdns_port), timeout=10) as sock:
+        dns.query.send_tcp(sock, query)
+        while sum(1 for r in rrs if r.rdtype == dns.rdatatype.SOA) < 2:
+            message, _ = dns.query.receive_tcp(sock, time.time() + 10, one_rr_per_rrset=True)
+            assert message.answer, message
+            rrs.extend(message.answer)
+    merged: dict[tuple, dns.rrset.RRset] = {}
+    for rr in rrs[:-1]:
+        key = (rr.name, rr.rdtype, rr.covers)
+        if key in merged:
+            merged[key].union_update(rr)
+        else:
+            merged[key] = rr
+    return list(merged.values())
+
+
+def verify(tmp_path, origin: str, rrsets: list[dns.rrset.RRset]) -> str:
+    path = tmp_path / f"{origin}zone"
+    path.write_text("".join(r.to_text() + "\n" for r in rrsets))
+    result = subprocess.run(["dnssec-verify", "-o", origin, str(path)], capture_output=True,
+                            text=True, timeout=120)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    return output
+
+
+def signed_zone(client: httpx.Client, name: str, dnssec: dict) -> dict:
+    zone = client.post("/v2/zones", json={"name": name, "email": f"h@{name.rstrip('.')}",
+                                          "ttl": 300}).json()
+    url = f"/v2/zones/{zone['id']}"
+    for rs in ({"name": f"www.{name}", "type": "A", "records": ["192.0.2.10"]},
+               {"name": f"www.{name}", "type": "AAAA", "records": ["2001:db8::10"]},
+               {"name": name, "type": "MX", "records": [f"10 mail.{name}"]},
+               {"name": f"mail.{name}", "type": "A", "records": ["192.0.2.25"]},
+               {"name": f"a.b.{name}", "type": "TXT", "records": ['"deep"']},
+               {"name": f"sub.{name}", "type": "NS", "records": [f"ns.sub.{name}"]},
+               {"name": f"ns.sub.{name}", "type": "A", "records": ["192.0.2.53"]}):
+        created = client.post(f"{url}/recordsets", json=rs)
+        assert created.status_code == 202, created.text
+    wait_status(client, url, "ACTIVE")
+    enabled = client.put(f"{url}/dnssec", json={"enabled": True, **dnssec})
+    assert enabled.status_code == 202, enabled.text
+    assert enabled.json()["status"] == "PENDING"
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    return zone
+
+
+@pytest.mark.parametrize("algorithm", ["ECDSAP256SHA256", "ED25519"])
+@pytest.mark.parametrize("nsec", ["NSEC", "NSEC3"])
+def test_transferred_zone_passes_dnssec_verify(server, client, tmp_path, algorithm, nsec):
+    name = f"{algorithm.lower()}-{nsec.lower()}.example."
+    zone = signed_zone(client, name, {"algorithm": algorithm, "nsec": nsec})
+    rrsets = transfer(server, name)
+    types = {r.rdtype for r in rrsets}
+    wanted = {dns.rdatatype.DNSKEY, dns.rdatatype.RRSIG, dns.rdatatype.CDS,
+              dns.rdatatype.CDNSKEY, dns.rdatatype.NSEC3 if nsec == "NSEC3" else dns.rdatatype.NSEC}
+    assert wanted <= types
+    verify(tmp_path, name, rrsets)
+    glue = [r for r in rrsets if r.rdtype == dns.rdatatype.RRSIG
+            and r.name.to_text() == f"ns.sub.{name}"]
+    assert glue == []  # glue is not signed
+    ds = client.get(f"/v2/zones/{zone['id']}/dnssec").json()["ds"]
+    cds = next(r for r in rrsets if r.rdtype == dns.rdatatype.CDS)
+    assert sorted(rd.to_text() for rd in cds) == sorted(ds)
+
+
+def test_a_change_keeps_untouched_signatures_and_verifies(server, client, tmp_path):
+    name = "change.example."
+    zone = signed_zone(client, name, {})
+    url = f"/v2/zones/{zone['id']}"
+    before = transfer(server, name)
+    verify(tmp_path, name, before)
+    serial = next(r for r in before if r.rdtype == dns.rdatatype.SOA)[0].serial
+    www = next(rs for rs in client.get(f"{url}/recordsets", params={"type": "A"}).json()[
+        "recordsets"] if rs["name"] == f"www.{name}")
+    client.put(f"{url}/recordsets/{www['id']}", json={"records": ["192.0.2.99"]})
+    wait_status(client, f"{url}/recordsets/{www['id']}", "ACTIVE")
+    after = transfer(server, name)
+    verify(tmp_path, name, after)
+    sigs = lambda rrsets: {(r.name, r.covers): r for r in rrsets  # noqa: E731
+                           if r.rdtype == dns.rdatatype.RRSIG}
+    old, new = sigs(before), sigs(after)
+    www_name = dns.name.from_text(f"www.{name}")
+    assert new[(www_name, dns.rdatatype.A)] != old[(www_name, dns.rdatatype.A)]
+    assert new[(www_name, dns.rdatatype.AAAA)] == old[(www_name, dns.rdatatype.AAAA)]
+    mail = dns.name.from_text(f"mail.{name}")
+    assert new[(mail, dns.rdatatype.A)] == old[(mail, dns.rdatatype.A)]
+    assert new[(www_name, dns.rdatatype.NSEC)] == old[(www_name, dns.rdatatype.NSEC)]
+    # IXFR of a signed zone: the whole zone, AXFR-style (RFC 1995 allows it)
+    incremental = transfer(server, name, "IXFR", serial)
+    assert sigs(incremental).keys() == new.keys()
+
+    rolled = client.post(f"{url}/dnssec/rollover")
+    assert rolled.status_code == 202, rolled.text
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    double = transfer(server, name)
+    verify(tmp_path, name, double)
+    dnskeys = next(r for r in double if r.rdtype == dns.rdatatype.DNSKEY)
+    assert sorted(k.flags for k in dnskeys) == [256, 256, 257]
+    assert len(sigs(double)[(www_name, dns.rdatatype.A)]) == 2  # both ZSKs sign
+
+    off = client.put(f"{url}/dnssec", json={"enabled": False})
+    assert off.status_code == 202
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    plain = transfer(server, name)
+    assert not {dns.rdatatype.RRSIG, dns.rdatatype.DNSKEY, dns.rdatatype.NSEC} & {
+        r.rdtype for r in plain}

@@ -1,0 +1,159 @@
+"""The zone signer: every authoritative RRset validates, glue is left alone, the chain is
+closed, and a second version of the zone re-uses the signatures of what did not change."""
+
+from __future__ import annotations
+
+import time
+
+import dns.dnssec
+import dns.name
+import dns.rdatatype
+import pytest
+
+from openkeel_designate.domain.dnssec import keys as dkeys
+from openkeel_designate.domain.dnssec.chain import name_key
+from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
+from support.dnssec_zone import as_rrsets, make_keys, rrsets_of_text
+
+ORIGIN = "example.org."
+APEX = dns.name.from_text(ORIGIN)
+ZONE_TEXT = """
+@ 3600 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 600 86400 300
+@ 3600 IN NS ns1.example.org.
+ns1 3600 IN A 192.0.2.1
+www 300 IN A 192.0.2.10
+www 300 IN AAAA 2001:db8::10
+a.b.c 300 IN TXT "deep"
+sub 3600 IN NS ns.sub.example.org.
+ns.sub 3600 IN A 192.0.2.53
+secure 3600 IN NS ns.other.net.
+secure 3600 IN DS 12345 13 2 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+"""
+
+
+def signed_rrsets(keys, nsec3: bool, text: str = ZONE_TEXT, cache=None, now=None):
+    rrsets = rrsets_of_text(text, ORIGIN)
+    cache = SignatureCache() if cache is None else cache
+    signed = sign_zone(ORIGIN, rrsets, keys, nsec3, cache, now or int(time.time()))
+    return as_rrsets(rrsets, signed.records), signed
+
+
+def by_type(rrsets, rdtype, covers=dns.rdatatype.NONE):
+    return {r.name: r for r in rrsets if r.rdtype == rdtype and r.covers == covers}
+
+
+def n(text: str) -> dns.name.Name:
+    return dns.name.from_text(text)
+
+
+@pytest.mark.parametrize("algorithm", ["ECDSAP256SHA256", "ED25519"])
+@pytest.mark.parametrize("nsec3", [False, True])
+def test_every_authoritative_rrset_validates(algorithm, nsec3):
+    keys = make_keys(algorithm)
+    now = int(time.time())
+    signed, _ = signed_rrsets(keys, nsec3, now=now)
+    keyring = {APEX: by_type(signed, dns.rdatatype.DNSKEY)[APEX]}
+    rrsigs = [r for r in signed if r.rdtype == dns.rdatatype.RRSIG]
+    for rrset in signed:
+        if rrset.rdtype == dns.rdatatype.RRSIG:
+            continue
+        sig = next((s for s in rrsigs if s.name == rrset.name and s.covers == rrset.rdtype), None)
+        glue = rrset.name == n("ns.sub.example.org.")
+        at_cut = rrset.name in {n("sub.example.org."), n("secure.example.org.")}
+        if glue or (at_cut and rrset.rdtype == dns.rdatatype.NS):
+            assert sig is None, f"{rrset.name} {rrset.rdtype} must not be signed"
+            continue
+        assert sig is not None, f"{rrset.name} {dns.rdatatype.to_text(rrset.rdtype)} unsigned"
+        dns.dnssec.validate(rrset, sig, keyring, now=now)
+    dnskey_sigs = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.DNSKEY)[APEX]
+    assert {s.key_tag for s in dnskey_sigs} == {keys[0].key_tag}  # the KSK signs the keys
+    www_sig = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.A)[n("www.example.org.")]
+    assert {s.key_tag for s in www_sig} == {keys[1].key_tag}  # the ZSK the rest
+    cds = by_type(signed, dns.rdatatype.CDS)[APEX]
+    assert [r.key_tag for r in cds] == [keys[0].key_tag] and cds[0].digest_type == 2
+
+
+def test_a_single_sep_key_signs_everything():
+    key = make_keys("ED25519", (dkeys.SEP_FLAGS,))
+    signed, _ = signed_rrsets(key, False)
+    www_sig = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.A)[n("www.example.org.")]
+    assert {s.key_tag for s in www_sig} == {key[0].key_tag}
+
+
+def test_nsec_chain_skips_glue_and_closes():
+    signed, _ = signed_rrsets(make_keys("ED25519"), False)
+    nsecs = by_type(signed, dns.rdatatype.NSEC)
+    assert n("ns.sub.example.org.") not in nsecs
+    assert n("b.c.example.org.") not in nsecs  # NSEC has no empty non-terminals
+    ordered = sorted(nsecs)
+    for name, following in zip(ordered, ordered[1:] + ordered[:1]):
+        assert nsecs[name][0].next == following
+    assert nsecs[n("sub.example.org.")][0].to_text().endswith(" NS RRSIG NSEC")
+
+
+def test_nsec3_uses_rfc9276_parameters_and_covers_empty_non_terminals():
+    signed, _ = signed_rrsets(make_keys("ED25519"), True)
+    param = by_type(signed, dns.rdatatype.NSEC3PARAM)[APEX][0]
+    assert (param.algorithm, param.flags, param.iterations, param.salt) == (1, 0, 0, b"")
+    nsec3s = [r for r in signed if r.rdtype == dns.rdatatype.NSEC3]
+    owners = {r.name.labels[0].decode().upper() for r in nsec3s}
+    for name in ("b.c.example.org.", "c.example.org.", "a.b.c.example.org.", "example.org."):
+        assert dns.dnssec.nsec3_hash(name, None, 0, 1) in owners
+    assert dns.dnssec.nsec3_hash("ns.sub.example.org.", None, 0, 1) not in owners
+    assert all(r[0].flags == 0 for r in nsec3s)  # no opt-out
+
+
+def test_canonical_order_of_name_keys():
+    names = ["example.org.", "a.example.org.", "yljkjljk.a.example.org.", "Z.a.example.org.",
+             "zABC.a.EXAMPLE.org.", "z.example.org.", "\\001.z.example.org.",
+             "*.z.example.org.", "\\200.z.example.org."]
+    assert sorted(names, key=name_key) == [t for t in sorted(names, key=n)]
+
+
+def test_a_change_re_signs_only_what_it_touches():
+    keys = make_keys("ECDSAP256SHA256")
+    cache = SignatureCache()
+    now = int(time.time())
+    first, _ = signed_rrsets(keys, False, cache=cache, now=now)
+    changed = ZONE_TEXT.replace(" 1 3600 600", " 2 3600 600").replace("192.0.2.10", "192.0.2.11")
+    second, signed = signed_rrsets(keys, False, changed, cache, now + 5)
+    assert signed.fresh_signatures == 2  # the SOA and www's A; no name came or went
+    before = {(r.name, r.covers): r for r in first if r.rdtype == dns.rdatatype.RRSIG}
+    after = {(r.name, r.covers): r for r in second if r.rdtype == dns.rdatatype.RRSIG}
+    www = n("www.example.org.")
+    assert after[(www, dns.rdatatype.AAAA)] == before[(www, dns.rdatatype.AAAA)]
+    assert after[(www, dns.rdatatype.A)] != before[(www, dns.rdatatype.A)]
+
+
+@pytest.mark.parametrize("nsec3", [False, True])
+def test_a_new_name_re_signs_its_chain_neighbour(nsec3):
+    keys = make_keys("ED25519")
+    cache = SignatureCache()
+    now = int(time.time())
+    signed_rrsets(keys, nsec3, cache=cache, now=now)
+    added = ZONE_TEXT.replace(" 1 3600 600", " 2 3600 600") + "x 300 IN A 192.0.2.99\n"
+    _, signed = signed_rrsets(keys, nsec3, added, cache, now + 5)
+    # SOA, x's A, x's NSEC/NSEC3, and that of the name before x in the chain
+    assert signed.fresh_signatures == 4
+
+
+def test_signatures_are_renewed_past_half_their_validity():
+    keys = make_keys("ED25519")
+    cache = SignatureCache()
+    now = int(time.time())
+    _, first = signed_rrsets(keys, False, cache=cache, now=now)
+    _, later = signed_rrsets(keys, False, cache=cache, now=now + 8 * 86400)
+    assert later.fresh_signatures == first.fresh_signatures
+
+
+def test_sealed_private_key_opens_only_for_its_zone():
+    kek = dkeys.new_kek()
+    private = dkeys.generate("ED25519")
+    sealed = dkeys.seal(kek, private, "zone-1")
+    assert "PRIVATE" not in sealed
+    opened = dkeys.unseal(kek, sealed, "zone-1")
+    assert dkeys.dnskey_of(opened, "ED25519") == dkeys.dnskey_of(private, "ED25519")
+    with pytest.raises(Exception):
+        dkeys.unseal(kek, sealed, "zone-2")
+    with pytest.raises(ValueError):
+        dkeys.parse_kek("c2hvcnQ=")
