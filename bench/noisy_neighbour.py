@@ -12,11 +12,14 @@ combination). The attacks and probes are those of
 Per phase and probe kind it prints answered/failed, resends (a DNS probe resends after 1 s, as a
 resolver does), p99 and worst round trip; per phase the 1-minute load average at its end and
 the datagrams the kernel dropped for full receive buffers meanwhile (machine-wide: other
-programs' count too). The probes share the server's single event loop with
-the attack, so their round trip is the loop lag a tenant sees. Nothing is asserted.
+programs' count too). The attacker is a process of its own (as in the test);
+the probes share the server's single event loop with the attack, so their round trip is the
+stall a tenant sees; the server's own worst event-loop lag in the phase (its metrics listener)
+is printed beside them. Nothing is asserted.
 
     .venv/bin/python bench/noisy_neighbour.py [--seconds 6] [--udp-packets 20000]
                                               [--phases idle,import,bodies,loris,udp,all]
+                                              [--attacker-nice 10]
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # tes
 
 import httpx  # noqa: E402
 from support.noisy import (  # noqa: E402
+    ATTACKER_NICE,
     ATTACKS,
     POOL_NAMESERVER,
     QUIET,
@@ -72,8 +76,26 @@ def kernel_udp_drops() -> int | None:
         return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def loop_lag_max(server: ServerProcess) -> float | None:
+    """The server's worst event-loop lag since the previous scrape (each scrape resets it)."""
+    try:
+        text = httpx.get(f"http://127.0.0.1:{server.metrics_port}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("designate_event_loop_lag_max_seconds "):
+            return float(line.split()[1])
+    return None
+
+
 def phase(server: ServerProcess, client: httpx.Client, zone_id: str, name: str,
-          seconds: float, udp_packets: int, prefix: str) -> None:
+          seconds: float, udp_packets: int, prefix: str, nice: int) -> None:
     kinds = () if name == "idle" else ATTACKS if name == "all" else tuple(name.split("+"))
     writes = QuietWrites(client, zone_id, ZONE, prefix=f"{prefix}w")
     prober = Prober()
@@ -86,19 +108,26 @@ def phase(server: ServerProcess, client: httpx.Client, zone_id: str, name: str,
         prober.every("api GET zone", api_read(reader, f"/v2/zones/{zone_id}"))
         writer.every("writes", writes.ask)
         dropped = kernel_udp_drops()
+        loop_lag_max(server)  # resets the server's maximum: the next read covers this phase
+        cpu_before, started = cpu_seconds(server.pid), time.monotonic()
         try:
-            with attack(server, seconds, udp_packets, kinds=kinds) as log:
+            with attack(server, seconds, udp_packets, kinds=kinds, nice=nice) as log:
                 time.sleep(seconds)
         finally:
             writer.stop()
             prober.stop()
     after = kernel_udp_drops()
+    lag = loop_lag_max(server)
+    cpu_share = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - started)
     writes.settle()
     load = os.getloadavg()[0]
     print(f"\n== {name} ({', '.join(kinds) or 'no attack'}; {seconds:.0f} s; load average "
-          f"{load:.1f})")
+          f"{load:.1f}; attacker nice {nice})")
     if dropped is not None and after is not None:
         print(f"  kernel receive-buffer drops (whole machine): {after - dropped}")
+    if lag is not None:
+        print(f"  server event-loop lag, worst: {lag * 1000:.1f} ms; server CPU: "
+              f"{cpu_share:.2f} of a core")
     for stats in [*prober.stats.values(), writes.post_stats, writes.active_stats]:
         print("  " + stats.line())
     if kinds:
@@ -113,12 +142,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--udp-packets", type=int, default=20000, help="per port and phase")
     parser.add_argument("--phases", default="idle,import,bodies,loris,udp,all")
+    parser.add_argument("--attacker-nice", type=int, default=ATTACKER_NICE,
+                        help="the attacker process's nice increment (0: same priority)")
     args = parser.parse_args()
     with ServerProcess(wait_dns=True, project=QUIET) as server, \
             httpx.Client(base_url=server.api_url, headers=headers(QUIET), timeout=30) as client:
         zone_id = quiet_zone(client)
         for i, name in enumerate(args.phases.split(",")):
-            phase(server, client, zone_id, name, args.seconds, args.udp_packets, f"p{i}")
+            phase(server, client, zone_id, name, args.seconds, args.udp_packets, f"p{i}",
+                  args.attacker_nice)
             time.sleep(1)  # let the previous phase's leftovers drain
         alive = "still up" if server.is_running() else "EXITED"
         print(f"\nserver {alive}; log tracebacks: "

@@ -98,18 +98,24 @@ class Runtime:
             self.worker = Worker(self.conf, self.db, self.services.notifier)
             self.services.wake_listeners.append(self.worker.wake)
             self._tasks.append(asyncio.create_task(self.worker.run()))
-        if "sink" in self.roles and self.conf["service:sink"].enabled_notification_handlers:
-            await self._start_sink()
+        idle: list[str] = []  # asked for (by default) but with nothing to do as configured
+        if "sink" in self.roles:
+            if self.conf["service:sink"].enabled_notification_handlers:
+                await self._start_sink()
+            else:
+                idle.append("sink")
         if "api" in self.roles:
             await self._start_api()
             self._tasks.append(asyncio.create_task(self.task_runner.sweep_forever()))
-        if "externaldns" in self.roles:
-            await self._start_externaldns()
+        if "externaldns" in self.roles and not await self._start_externaldns():
+            idle.append("externaldns")
         names = [HEARTBEAT_NAMES[r] for r in self.roles if r in HEARTBEAT_NAMES]
         self.producer = Producer(self.services, self.worker.owner if self.worker else
                                  f"{self.conf.host}:{os.getpid()}", names)
         self.producer.start(run_cluster_jobs="producer" in self.roles)
-        LOG.info("openkeel-designate serving roles %s", ",".join(self.roles))
+        LOG.info("openkeel-designate serving roles %s%s",
+                 ",".join(r for r in self.roles if r not in idle),
+                 f" ({', '.join(idle)} not configured, off)" if idle else "")
 
     def metrics_address(self) -> tuple[str, int] | None:
         """``[service:metrics] listen``; unset means on only in the embedded (all roles) mode."""
@@ -213,21 +219,22 @@ class Runtime:
             while not server.started:
                 await asyncio.sleep(0.01)
 
-    async def _start_externaldns(self) -> None:
-        """ExternalDNS's webhook and its /healthz: on when a project is named; asked for by
-        ``--roles`` without one, a configuration error."""
+    async def _start_externaldns(self) -> bool:
+        """ExternalDNS's webhook and its /healthz: on when a project is named (True); asked for
+        by ``--roles`` without one, a configuration error."""
         options = self.conf["service:externaldns"]
         if not options.project_id:
             if set(self.roles) != set(ALL_ROLES):
                 raise SystemExit("serve --roles externaldns needs [service:externaldns] "
                                  "project_id: the project whose zones ExternalDNS manages")
-            return
+            return False
         await self._serve_http(externaldns_app.create_app(self.services),
                                parse_hostport(options.listen, 8888))
         await self._serve_http(externaldns_app.create_health_app(self.services),
                                parse_hostport(options.health_listen, 8080))
         LOG.info("ExternalDNS webhook for project %s on http://%s/ (health on http://%s/healthz)",
                  options.project_id, options.listen, options.health_listen)
+        return True
 
     async def _serve_http(self, app: object, address: tuple[str, int]) -> None:
         """One more uvicorn listener with the API's limits, started before ``start`` returns."""

@@ -21,6 +21,10 @@ Why ``spawn``: forking a process that runs threads (notifications, database driv
 lock held by another thread into the child; a spawned worker imports only what ``fn`` needs.
 A worker exits by itself when the process that started it dies, even by SIGKILL.
 
+Why a lower CPU priority (``NICE``): on a machine with fewer idle cores than work, the kernel
+would share a core evenly between a worker parsing one tenant's import and the process whose
+loop answers every tenant's DNS and API; niced, the worker gets what the loop leaves.
+
 ``fn`` and its arguments must be picklable: a plain module-level function (e.g.
 ``central/zonefile_import.parse``).  As with any ``spawn`` pool, a worker re-imports the main
 module, so a script that uses this must keep its work under ``if __name__ == "__main__":``
@@ -30,6 +34,7 @@ module, so a script that uses this must keep its work under ``if __name__ == "__
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -42,6 +47,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 WORKERS = max(1, min(2, (os.cpu_count() or 1) - 1))
 _PARENT_CHECK_SECONDS = 1.0
+NICE = 10
 
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
@@ -85,7 +91,11 @@ def _discard(pool: ProcessPoolExecutor) -> None:
 
 
 def _watch_parent(parent_pid: int) -> None:
-    """In the worker: exit when the parent is gone (a pool worker outlives a SIGKILLed parent)."""
+    """In the worker: yield the CPU to the serving process first (``NICE``), and exit when the
+    parent is gone (a pool worker outlives a SIGKILLed parent)."""
+    with contextlib.suppress(OSError):  # a platform without nice(): same priority as before
+        os.nice(NICE)
+
     def watch() -> None:
         while os.getppid() == parent_pid:
             time.sleep(_PARENT_CHECK_SECONDS)

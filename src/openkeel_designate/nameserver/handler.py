@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import dns.flags
 import dns.message
+import dns.name
 import dns.opcode
 import dns.rcode
 import dns.rdataclass
@@ -69,7 +70,7 @@ class NameserverHandler:
         if question.rdclass != dns.rdataclass.IN:
             return self.error(query, dns.rcode.REFUSED, tcp)
         qname = question.name.canonicalize()
-        served = self.store.find(qname)
+        served = self.authority_for(qname, question.rdtype)
         if served is None:
             return self.error(query, dns.rcode.REFUSED, tcp)
         if question.rdtype in (dns.rdatatype.AXFR, dns.rdatatype.IXFR):
@@ -78,9 +79,18 @@ class NameserverHandler:
             if served.origin != qname:
                 return self.error(query, dns.rcode.NOTAUTH, tcp)
             return self.transfer(query, served, tcp)
-        response = dns.message.make_response(query, our_payload=self.max_udp_payload)
-        answer(response, served, question.name, question.rdtype)
+        response = self.respond(query)
+        answer(response, served, question.name, question.rdtype, _wants_dnssec(query))
         return [self.to_wire(response, tcp)]
+
+    def authority_for(self, qname: dns.name.Name, qtype: int) -> ServedZone | None:
+        """The closest enclosing zone, except that a DS at the apex of a zone whose parent is
+        served here too is the parent's to answer (RFC 4035 §3.1.4.1)."""
+        served = self.store.find(qname)
+        if (served is not None and qtype == dns.rdatatype.DS and served.origin == qname
+                and qname != dns.name.root):
+            return self.store.find(qname.parent()) or served
+        return served
 
     def on_notify(self, query: dns.message.Message, sender: str, tcp: bool) -> list[bytes]:
         """Accept NOTIFY from a master or loopback; the refresh runs after we have answered."""
@@ -142,11 +152,22 @@ class NameserverHandler:
             return False
         return address.is_loopback or any(host == sender for host, _ in self.masters)
 
-    def error(self, query: dns.message.Message, rcode: int, tcp: bool) -> list[bytes]:
+    def respond(self, query: dns.message.Message) -> dns.message.Message:
+        """An empty response; the DO bit is copied from the query (RFC 3225 §3)."""
         response = dns.message.make_response(query, our_payload=self.max_udp_payload)
+        if _wants_dnssec(query):
+            response.ednsflags |= dns.flags.DO
+        return response
+
+    def error(self, query: dns.message.Message, rcode: int, tcp: bool) -> list[bytes]:
+        response = self.respond(query)
         response.set_rcode(rcode)
         return [self.to_wire(response, tcp)]
 
     def to_wire(self, response: dns.message.Message, tcp: bool) -> bytes:
         """TCP answers may use a whole message; UDP ones min(client's, our) payload (TC)."""
         return limits.render(response, tcp, self.max_udp_payload, MAX_MESSAGE_SIZE)
+
+
+def _wants_dnssec(query: dns.message.Message) -> bool:
+    return query.edns >= 0 and bool(query.ednsflags & dns.flags.DO)

@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dns.name
+import dns.node
 import dns.rdatatype
 import dns.rdtypes.ANY.SOA
 import dns.zone
+
+from openkeel_designate.nameserver.dnssec import Chain, chain_of, hidden_names
 
 log = logging.getLogger(__name__)
 
@@ -33,22 +36,35 @@ _TEMPORARY = ".tmp"
 @dataclass(frozen=True, slots=True)
 class ServedZone:
     """A zone plus every name that exists in it, empty non-terminals included (for NODATA vs
-    NXDOMAIN and wildcard closest-encloser decisions)."""
+    NXDOMAIN and wildcard closest-encloser decisions), and for a signed zone its denial chain
+    (NSEC/NSEC3 index) and the NSEC3 owners, which are not names of the zone for lookups."""
 
     zone: dns.zone.Zone
     names: frozenset[dns.name.Name]
+    chain: Chain | None = None
+    hidden: frozenset[dns.name.Name] = frozenset()
 
     @classmethod
     def of(cls, zone: dns.zone.Zone) -> ServedZone:
         origin = zone.origin
+        chain = chain_of(zone)
+        hidden = hidden_names(zone, chain)
         names: set[dns.name.Name] = set()
         for name in zone.nodes:
+            if name in hidden:
+                continue
             while name not in names and name.is_subdomain(origin):
                 names.add(name)
                 if name == origin:
                     break
                 name = name.parent()
-        return cls(zone, frozenset(names))
+        return cls(zone, frozenset(names), chain, hidden)
+
+    def node(self, name: dns.name.Name) -> dns.node.Node | None:
+        """The node owning ``name`` for answering (NSEC3 owners excluded)."""
+        if name in self.hidden:
+            return None
+        return self.zone.get_node(name)
 
     @property
     def origin(self) -> dns.name.Name:
