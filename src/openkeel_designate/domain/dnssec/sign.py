@@ -20,6 +20,7 @@ import dns.name
 import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
+import dns.rrset
 from dns.dnssecalgs import get_algorithm_cls_from_dnskey
 
 from openkeel_designate.domain.dnssec import chain
@@ -131,43 +132,49 @@ class _Signer:
         # wrapped once: dnspython otherwise wraps the key again for every signature
         self._private = {id(k): get_algorithm_cls_from_dnskey(k.dnskey)(key=k.private_key)
                          for k in keys}
+        self._rrsets: dict[int, tuple[RRsetData, dns.rrset.RRset | None]] = {}
         self.fresh = 0
 
     def records_of(self, rrset: RRsetData) -> list[SignedRecord]:
         """The records of a generated RRset, their wire kept between versions."""
-        return [SignedRecord(rrset.name, rrset.rdtype, rrset.ttl, text,
-                             self._wire(rrset.rdtype, text)) for text in rrset.datas]
+        made = []
+        for index, text in enumerate(rrset.datas):
+            key = ("wire", rrset.rdtype, text)
+            wire = self.cache.get(key)
+            if wire is None:
+                built = self._built(rrset)
+                wire = built[index].to_wire() if built is not None else b""
+                self.cache.put(key, wire)
+            made.append(SignedRecord(rrset.name, rrset.rdtype, rrset.ttl, text,
+                                     wire))  # type: ignore[arg-type]
+        return made
 
-    def _wire(self, rdtype: int, text: str) -> bytes:
-        key = ("wire", rdtype, text)
-        wire = self.cache.get(key)
-        if wire is None:
-            wire = dns.rdata.from_text(dns.rdataclass.IN, rdtype, text).to_wire()
-            self.cache.put(key, wire)
-        return wire  # type: ignore[return-value]
+    def _built(self, rrset: RRsetData) -> dns.rrset.RRset | None:
+        """The RRset's dnspython form, made at most once per signing (for its wire and its
+        signature alike)."""
+        if id(rrset) not in self._rrsets:
+            self._rrsets[id(rrset)] = (rrset, rrset.rrset())  # the RRsetData keeps its id
+        return self._rrsets[id(rrset)][1]
 
     def sign(self, rrset: RRsetData) -> list[SignedRecord]:
         keys = self.key_signers if rrset.rdtype in _KEY_TYPES else self.zone_signers
         content = ("sig", rrset.key, rrset.rdtype, rrset.ttl, tuple(sorted(rrset.datas)))
-        built: list = []
         made = []
         for key in keys:
-            kept = self._signature(rrset, key, content + self._ids[id(key)], built)
+            kept = self._signature(rrset, key, content + self._ids[id(key)])
             if kept is not None:
                 made.append(SignedRecord(rrset.name, dns.rdatatype.RRSIG, rrset.ttl,
                                          kept.text, kept.wire))
         return made
 
-    def _signature(self, rrset: RRsetData, key: SigningKey, cache_key: tuple,
-                   built: list) -> _Kept | None:
+    def _signature(self, rrset: RRsetData, key: SigningKey, cache_key: tuple) -> _Kept | None:
         kept = self.cache.get(cache_key)
         if isinstance(kept, _Kept) and kept.expiration - self.now >= REFRESH_LEFT:
             return kept
-        if not built:
-            built.append(rrset.rrset())
-        if built[0] is None or not len(built[0]):
+        built = self._built(rrset)
+        if built is None or not len(built):
             return None  # nothing of it can be served: nothing to sign
-        rrsig = dns.dnssec.sign(built[0], self._private[id(key)], self.origin,
+        rrsig = dns.dnssec.sign(built, self._private[id(key)], self.origin,
                                 key.dnskey, inception=self.now - BACKDATE,
                                 expiration=self.now + VALIDITY, origin=self.origin)
         kept = _Kept(self.now + VALIDITY, rrsig.to_text(), rrsig.to_wire())
