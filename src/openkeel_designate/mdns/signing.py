@@ -36,6 +36,7 @@ from openkeel_designate.domain.dnssec.chain import name_key
 from openkeel_designate.domain.dnssec.rrsets import RRsetData
 from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, SignatureCache, sign_zone
 from openkeel_designate.mdns.packing import render_rdata
+from openkeel_designate.observability import metrics
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,11 @@ class SigningSource:
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
         soa = next(r for r in kept if r.type == "SOA")
         keys = [self._open(zone_id, k.sealed, k.flags, k.algorithm) for k in signing.keys]
+        start = time.perf_counter()
         signed = sign_zone(soa.name, rrsets_of(kept), keys, signing.nsec == "NSEC3",
                            self.cache, int(time.time()))
+        metrics.DNSSEC_SIGNING.observe(time.perf_counter() - start)
+        metrics.DNSSEC_SIGNATURES.inc(signed.fresh_signatures)
         log.debug("signed %s: %d new signatures", soa.name, signed.fresh_signatures)
         return kept + [ServedRecord(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data,
                                     r.wire) for r in signed.records]

@@ -68,6 +68,12 @@ TRANSFERS = Counter("designate_dns_transfers", "Zone transfers served (AXFR, IXF
 TRANSFER_BYTES = Counter("designate_dns_transfer_bytes",
                          "Bytes of zone transfer messages sent.", ["server", "qtype"],
                          registry=REGISTRY)
+DNSSEC_SIGNATURES = Counter("designate_dnssec_signatures",
+                            "RRSIGs made by mdns (those re-used from its cache not counted).",
+                            registry=REGISTRY)
+DNSSEC_SIGNING = Histogram("designate_dnssec_signing_seconds",
+                           "Time mdns took to sign one version of a zone.",
+                           buckets=_API_BUCKETS, registry=REGISTRY)
 
 DB_POOL = Gauge("designate_db_pool_connections",
                 "Database connections of this process (state: checked_out, idle, overflow, "

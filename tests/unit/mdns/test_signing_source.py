@@ -91,3 +91,14 @@ async def test_concurrent_transfers_of_one_zone_sign_once():
     first, second = await asyncio.gather(source.zone_records(ZONE), source.zone_records(ZONE))
     assert first == second  # the second found every signature made by the first
     assert source._zone_locks == {}
+
+
+async def test_signing_is_counted():
+    from openkeel_designate.observability import metrics
+
+    def made() -> float:
+        return metrics.REGISTRY.get_sample_value("designate_dnssec_signatures_total") or 0.0
+
+    before = made()
+    await SigningSource(Source(signing()), lambda: KEK).zone_records(ZONE)
+    assert made() - before >= 6  # at least SOA, NS, A, A, DNSKEY and an NSEC
