@@ -169,7 +169,8 @@ def _dnskey(key: ZoneDnssecKey) -> dns.rdata.Rdata:
 def _key_view(key: ZoneDnssecKey) -> dict[str, Any]:
     dnskey = _dnskey(key)
     return {"key_tag": key.key_tag, "flags": key.flags, "algorithm": key.algorithm,
-            "public_key": key.public_key, "dnskey": dnskey.to_text(), "state": key.state}
+            "public_key": key.public_key, "dnskey": dnskey.to_text(), "state": key.state,
+            "retire_at": key.retire_at}
 
 
 async def retire_keys(svc: Services, now: datetime | None = None, batch: int = 100) -> int:

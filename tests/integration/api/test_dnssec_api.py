@@ -171,6 +171,9 @@ async def test_zsk_rollover_double_signs_then_the_old_key_is_removed(client, ser
     states = {(k["flags"], k["key_tag"]): k["state"] for k in rolled.json()["keys"]}
     assert states[(256, old_zsk["key_tag"])] == "RETIRING"
     assert sorted(states.values()) == ["ACTIVE", "ACTIVE", "RETIRING"]
+    retiring = next(k for k in rolled.json()["keys"] if k["state"] == "RETIRING")
+    assert retiring["retire_at"] and all(k["retire_at"] is None for k in rolled.json()["keys"]
+                                         if k["state"] == "ACTIVE")
     assert rolled.json()["ds"] == first["ds"]  # the KSK stays
     assert await central_dnssec.retire_keys(services) == 0  # not before the DNSKEY TTL
     later = datetime.utcnow() + timedelta(days=2)

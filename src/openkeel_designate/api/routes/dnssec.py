@@ -22,7 +22,9 @@ router = APIRouter()
 def _body(view: DnssecView, request: Request) -> dict:
     base = listing.base_url(request)
     return {"enabled": view.enabled, "status": view.status, "algorithm": view.algorithm,
-            "nsec": view.nsec, "keys": view.keys, "ds": view.ds,
+            "nsec": view.nsec, "ds": view.ds,
+            "keys": [{**key, "retire_at": render.timestamp(key["retire_at"])}
+                     for key in view.keys],
             "links": {"self": f"{base}/v2/zones/{view.zone_id}/dnssec",
                       "zone": f"{base}/v2/zones/{view.zone_id}"}}
 
