@@ -83,6 +83,7 @@ class Runtime:
         self.loop_lag = LoopLagProbe()
 
     async def start(self) -> None:
+        self._check_roles()
         if self.db.backend == "sqlite":
             await schema_child.run("upgrade", self.db.url)
         elif not await schema_child.run("check", self.db.url):
@@ -219,14 +220,19 @@ class Runtime:
             while not server.started:
                 await asyncio.sleep(0.01)
 
+    def _check_roles(self) -> None:
+        """Configuration errors of the roles asked for, before any listener opens: a process that
+        refuses to start must not first answer on some of its ports."""
+        if ("externaldns" in self.roles and set(self.roles) != set(ALL_ROLES)
+                and not self.conf["service:externaldns"].project_id):
+            raise SystemExit("serve --roles externaldns needs [service:externaldns] "
+                             "project_id: the project whose zones ExternalDNS manages")
+
     async def _start_externaldns(self) -> bool:
-        """ExternalDNS's webhook and its /healthz: on when a project is named (True); asked for
-        by ``--roles`` without one, a configuration error."""
+        """ExternalDNS's webhook and its /healthz: on when a project is named (True); off (False)
+        in the default every-role mode without one (``_check_roles`` refused the rest)."""
         options = self.conf["service:externaldns"]
         if not options.project_id:
-            if set(self.roles) != set(ALL_ROLES):
-                raise SystemExit("serve --roles externaldns needs [service:externaldns] "
-                                 "project_id: the project whose zones ExternalDNS manages")
             return False
         await self._serve_http(externaldns_app.create_app(self.services),
                                parse_hostport(options.listen, 8888))

@@ -42,8 +42,9 @@ def _bodies(result: Result) -> str:
 
 
 # Our extensions (README): Designate 23.0.0 has no such route, so there is nothing to compare.
-EXTENSIONS = ("/livez", "/readyz", "/v2/zones/{zone_id}/history",
-              "/v2/zones/{zone_id}/propagation", "/v2/zones/{zone_id}/changes")
+EXTENSIONS = ("/livez", "/readyz", "/console", "/v2/zones/{zone_id}/history",
+              "/v2/zones/{zone_id}/propagation", "/v2/zones/{zone_id}/changes",
+              "/v2/zones/{zone_id}/dnssec")
 
 
 def routes(ours_url: str) -> list[tuple[str, str]]:
