@@ -19,9 +19,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from openkeel_designate.domain import errors
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from openkeel_designate.storage import sqlite_driver
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -76,8 +77,12 @@ class Database:
         # SQLite reads run outside transactions (the driver opens one only for writes, and
         # writes always end in commit or rollback), so the reset round trip on every checkout
         # is pure latency there.
-        kwargs: dict = {"pool_reset_on_return": None} if self.backend == "sqlite" else {}
-        if self.backend != "sqlite":
+        # The SQLite driver is ours (``sqlite_driver``): one thread hop per statement.
+        kwargs: dict = {}
+        if self.backend == "sqlite":
+            kwargs = {"pool_reset_on_return": None,
+                      "connect_args": {"async_creator_fn": sqlite_driver.connect}}
+        else:
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
                       "pool_recycle": recycle, "pool_pre_ping": True}
             if pool_timeout:
