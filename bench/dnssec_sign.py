@@ -320,12 +320,14 @@ async def main() -> None:
     mode = "the offload process pool" if offload_module() else "a thread of this process"
     label = (f"{args.records} records, {args.algorithm}, "
              f"{'NSEC3' if args.nsec3 else 'NSEC'}, signing in {mode}")
+    print(f"load average (1 min) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if "cost" in parts:
         await cost_part(args, label)
     if "loop" in parts:
         await loop_part(args, label)
     if "server" in parts:
         await asyncio.to_thread(server_part, args)
+    print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
     offload = offload_module()
     if offload is not None:
         offload.shutdown()
