@@ -73,7 +73,7 @@ async def run(fn: Callable[..., T], *args: Any, affinity: str | None = None) -> 
     try:
         return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
     except BrokenProcessPool:
-        _discard(slot, pool)  # the worker died (killed, out of memory): the next call gets a new one
+        _discard(slot, pool)  # the worker died (killed, out of memory): a new one next time
         raise
     finally:
         _in_flight[slot] -= 1
