@@ -140,8 +140,8 @@ async def test_signing_runs_in_a_worker_process_that_keeps_the_zone_signatures(c
     assert pids and os.getpid() not in pids
     assert len(zone_signer._cache) == kept_here  # nothing was signed in this process
 
-    source.records[0] = ServedRecord("example.org.", "SOA", 3600,
-                                     "ns1.example.org. hostmaster.example.org. 6 3600 600 86400 300")
+    soa = RECORDS[0]
+    source.records[0] = ServedRecord(soa.name, "SOA", soa.ttl, soa.data.replace(" 5 ", " 6 "))
     source.records[3] = ServedRecord("WWW.example.org.", "A", 300, "192.0.2.11")
     before = made()
     second = await signer.zone_records(ZONE)
