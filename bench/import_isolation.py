@@ -14,7 +14,7 @@ Workloads:
 
 Part 2 (``loop``): in this process, an asyncio loop ticking every 5 ms while the large zone file
 is parsed ``inline`` (on the loop), in a ``thread`` (``asyncio.to_thread``) and in the ``process``
-pool of ``central/offload.py``; printed: parse time and the loop's worst lag (how late a 5 ms
+pool of ``offload.py``; printed: parse time and the loop's worst lag (how late a 5 ms
 tick fired). This is the measurement behind the choice of a process pool.
 
     .venv/bin/python bench/import_isolation.py [--parts server,loop] [--generate N]
@@ -158,7 +158,8 @@ async def _measure_lag(work, interval: float = 0.005) -> tuple[float, float]:
 
 
 def loop_part(args: argparse.Namespace) -> None:
-    from openkeel_designate.central import offload, zonefile_import
+    from openkeel_designate import offload
+    from openkeel_designate.central import zonefile_import
 
     text = large_file("loop.isolation.example.", args.records)
     limits = zonefile_import.Limits(zone_records=args.records + 10, zone_recordsets=args.records + 10)

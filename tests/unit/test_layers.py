@@ -23,17 +23,20 @@ LAYERS: dict[str, set[str]] = {
     "domain": set(),
     # metrics, probes and log formats: every layer may count, nothing here reaches back up
     "observability": set(),
+    # the process pool for CPU-bound work (central's imports, mdns's signing): knows no zone
+    "offload": set(),
     "dnswire": {"domain"},
     "config": {"domain"},
     "network": {"domain"},
     "storage": {"dnswire", "domain"},
-    "central": {"storage", "network", "config", "dnswire", "domain", "observability"},
+    "central": {"storage", "network", "config", "dnswire", "domain", "observability",
+                "offload"},
     "api": {"central", "domain", "observability"},
     # ExternalDNS's webhook provider: receives HTTP as the api does and calls central in process
     "externaldns": {"central", "domain", "observability"},
     "backends": {"config", "dnswire", "domain"},
     "worker": {"central", "storage", "backends", "dnswire", "domain", "observability"},
-    "mdns": {"dnswire", "domain", "observability"},
+    "mdns": {"dnswire", "domain", "observability", "offload"},
     "nameserver": {"mdns", "dnswire", "domain", "observability"},
     "producer": {"central", "storage", "dnswire", "domain"},
     "sink": {"central", "storage", "dnswire", "domain"},

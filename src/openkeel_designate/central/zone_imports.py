@@ -6,7 +6,7 @@ identity.  The zone, its recordsets and the task's COMPLETE state commit in one 
 an import interrupted by a crash is simply run again from its row (nothing half-imported), and a
 refused import leaves nothing but its ERROR task.
 
-The file is parsed and validated in a worker process (``central/offload.py``), never on the event
+The file is parsed and validated in a worker process (``offload.py``), never on the event
 loop that serves the API and DNS, and within the project's quotas read just before
 (``zonefile_import``: a ``$GENERATE`` beyond them is refused before it is expanded).
 """
@@ -22,7 +22,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central import offload, quotas
+from openkeel_designate import offload
+from openkeel_designate.central import quotas
 from openkeel_designate.central import recordsets as central_recordsets
 from openkeel_designate.central import zonefile_import
 from openkeel_designate.central import zones as central_zones

@@ -7,7 +7,7 @@ lines after the last record (three line feeds, as Designate 23.0.0 writes it).
 
 What an export costs the event loop is reading the rows, not writing the text: for 9,000
 records the database rows take ~50 ms to become tuples, the text ~2 ms, and shipping the rows
-to a worker process (``central/offload.py``) would cost ~30 ms of pickling — more than
+to a worker process (``offload.py``) would cost ~30 ms of pickling — more than
 rendering them.  So the rows are read a page at a time (``storage/zonefile.export_pages``) and
 each page is rendered as it arrives; the loop is never held for more than one page.
 """

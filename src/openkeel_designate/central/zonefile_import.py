@@ -15,7 +15,7 @@ ours, because a zone file is untrusted input parsed on the server:
   stay as dnspython reads them, as in Designate (see ``_recordset``).  The first problem, in
   Designate's order (zone fields, then recordsets in file order), is the message.
 * **Pure.**  ``parse`` touches neither the database nor the event loop, so ``zone_imports``
-  runs it in a worker process (``central/offload.py``); its arguments and result pickle.
+  runs it in a worker process (``offload.py``); its arguments and result pickle.
 
 Exports are rendered by ``central/zonefile.py``.
 """

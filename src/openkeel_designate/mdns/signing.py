@@ -3,8 +3,11 @@
 Wraps the ``ZoneSource`` mdns reads: for a zone whose DNSSEC setting is on, ``zone_records``
 returns the zone signed (``domain/dnssec``) — DNSKEY, CDS, CDNSKEY, the NSEC or NSEC3 chain,
 RRSIGs — so AXFR carries it with no change to how transfers are built, cached and sent.
-Signing runs in a thread (it is CPU work) and keeps every signature in one ``SignatureCache``,
-so a new version of a zone signs only what changed.
+Signing is CPU work (seconds for a large zone's first version): it runs in a worker process
+of ``offload.py`` (``mdns/zone_signer.py``), not in this process whose event loop serves every
+tenant.  All versions of a zone go to the same worker, which keeps the zone's signatures, so a
+new version signs only what changed.  The keys go there sealed, with the key-encryption key,
+through the pool's local pipe only (see ``mdns/zone_signer.py``).
 
 IXFR: the zone's history holds its own records, not signatures; for a zone that is or was
 signed the history is not offered (``zone_changes`` answers None), and the handler answers
@@ -14,16 +17,13 @@ the IXFR with the whole zone, AXFR-style, as RFC 1995 §4 allows.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import time
 from collections.abc import Callable
 
-import dns.name
-import dns.rdataclass
 import dns.rdatatype
-import dns.rrset
 
+from openkeel_designate import offload
 from openkeel_designate.dnswire.zonedata import (
     ServedRecord,
     ZoneDelta,
@@ -31,16 +31,13 @@ from openkeel_designate.dnswire.zonedata import (
     ZoneSigning,
     ZoneSource,
 )
-from openkeel_designate.domain.dnssec import keys as dnssec_keys
-from openkeel_designate.domain.dnssec.chain import name_key
-from openkeel_designate.domain.dnssec.rrsets import RRsetData
-from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, SignatureCache, sign_zone
-from openkeel_designate.mdns.packing import render_rdata
+from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES
+from openkeel_designate.mdns import zone_signer
 from openkeel_designate.observability import metrics
 
 log = logging.getLogger(__name__)
 
-SIGNING_THREADS = 2
+_BUILD_SLICE = 2000  # records made into ServedRecords between two turns of the loop
 _DNSSEC_NAMES = frozenset(dns.rdatatype.to_text(t) for t in DNSSEC_TYPES)
 
 
@@ -48,18 +45,13 @@ class SigningSource:
     """A ``ZoneSource`` that signs the zones with DNSSEC turned on; everything else (and
     every other method of the wrapped source) passes through."""
 
-    def __init__(self, source: ZoneSource, kek: Callable[[], bytes],
-                 cache: SignatureCache | None = None):
+    def __init__(self, source: ZoneSource, kek: Callable[[], bytes]):
         """``kek``: the key-encryption key, asked for only when a signed zone is rendered."""
         self.source = source
         self.kek = kek
-        self.cache = SignatureCache() if cache is None else cache
-        # One signing of a zone at a time (a second asker then finds everything signed), and
-        # a few zones at once: a small zone is not kept waiting behind a large one's first
-        # signing, and the threads stay few.
+        # One signing of a zone at a time (a second asker then finds everything signed); how
+        # many zones at once is the offload pool's bound.
         self._zone_locks: dict[str, _ZoneLock] = {}
-        self._threads = asyncio.Semaphore(SIGNING_THREADS)
-        self._opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
 
     def __getattr__(self, name: str):  # peer_hosts …: the wrapped source's
         return getattr(self.source, name)
@@ -78,8 +70,8 @@ class SigningSource:
         entry = self._zone_locks.setdefault(zone_id, _ZoneLock())
         entry.users += 1
         try:
-            async with entry.lock, self._threads:
-                return await asyncio.to_thread(self._sign, zone_id, records, signing)
+            async with entry.lock:
+                return await self._sign(zone_id, records, signing)
         finally:
             entry.users -= 1
             if not entry.users:  # nobody else on it: forget it
@@ -95,72 +87,25 @@ class SigningSource:
         read = getattr(self.source, "zone_signing", None)
         return await read(zone_id) if read is not None else None
 
-    def _sign(self, zone_id: str, records: list[ServedRecord], signing: ZoneSigning
-              ) -> list[ServedRecord]:
+    async def _sign(self, zone_id: str, records: list[ServedRecord], signing: ZoneSigning
+                    ) -> list[ServedRecord]:
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
-        soa = next(r for r in kept if r.type == "SOA")
-        keys = [self._open(zone_id, k.sealed, k.flags, k.algorithm) for k in signing.keys]
-        start = time.perf_counter()
-        signed = sign_zone(soa.name, rrsets_of(kept), keys, signing.nsec == "NSEC3",
-                           self.cache, int(time.time()))
-        metrics.DNSSEC_SIGNING.observe(time.perf_counter() - start)
+        sent = [(r.name, r.type, r.ttl, r.data) for r in kept]
+        signed = await offload.run(zone_signer.sign, zone_id, sent, self.kek(), signing.keys,
+                                   signing.nsec == "NSEC3", int(time.time()), affinity=zone_id)
+        metrics.DNSSEC_SIGNING.observe(signed.seconds)
         metrics.DNSSEC_SIGNATURES.inc(signed.fresh_signatures)
-        log.debug("signed %s: %d new signatures", soa.name, signed.fresh_signatures)
-        return kept + [ServedRecord(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data,
-                                    r.wire) for r in signed.records]
-
-    def _open(self, zone_id: str, sealed: str, flags: int, algorithm: int
-              ) -> dnssec_keys.SigningKey:
-        key = self._opened.get((zone_id, sealed))
-        if key is None:
-            if len(self._opened) > 10_000:
-                self._opened.clear()
-            key = dnssec_keys.open_key(self.kek(), sealed, zone_id, flags, algorithm)
-            self._opened[(zone_id, sealed)] = key
-        return key
+        log.debug("signed zone %s in process %d: %d new signatures", zone_id, signed.pid,
+                  signed.fresh_signatures)
+        served = kept
+        for start in range(0, len(signed.records), _BUILD_SLICE):
+            served.extend(ServedRecord(*made)
+                          for made in signed.records[start:start + _BUILD_SLICE])
+            await asyncio.sleep(0)  # ~15,000 records for 5,000: other tenants get turns
+        return served
 
 
 class _ZoneLock:
     def __init__(self) -> None:
         self.lock = asyncio.Lock()
         self.users = 0
-
-
-def rrsets_of(records: list[ServedRecord]) -> list[RRsetData]:
-    """The records as RRsets (one per folded owner name and type, as served), by their text;
-    each is parsed only if it has to be signed."""
-    grouped: dict[tuple[str, str], list[ServedRecord]] = {}
-    for record in records:
-        grouped.setdefault((record.name.lower(), record.type), []).append(record)
-    keys: dict[str, tuple] = {}
-    rrsets = []
-    for (owner, rtype), members in grouped.items():
-        key = keys.get(owner)
-        if key is None:
-            key = keys[owner] = name_key(members[0].name)
-        rrsets.append(RRsetData(members[0].name, key, _type_code(rtype), members[0].ttl,
-                                tuple(m.data for m in members),
-                                functools.partial(_render, members)))
-    return rrsets
-
-
-@functools.lru_cache(maxsize=256)
-def _type_code(rtype: str) -> int:
-    return dns.rdatatype.from_text(rtype)
-
-
-def _render(records: list[ServedRecord]) -> dns.rrset.RRset | None:
-    """The dnspython RRset of stored records; one that cannot be rendered is left out (the
-    transfer leaves it out too)."""
-    rrset: dns.rrset.RRset | None = None
-    for record in records:
-        try:
-            rdata = render_rdata(record)
-        except Exception:
-            continue
-        if rrset is None:
-            rrset = dns.rrset.RRset(dns.name.from_text(record.name), dns.rdataclass.IN,
-                                    rdata.rdtype)
-            rrset.update_ttl(record.ttl)
-        rrset.add(rdata)
-    return rrset

@@ -102,3 +102,49 @@ async def test_signing_is_counted():
     before = made()
     await SigningSource(Source(signing()), lambda: KEK).zone_records(ZONE)
     assert made() - before >= 6  # at least SOA, NS, A, A, DNSKEY and an NSEC
+
+
+class ChangingSource(Source):
+    """A zone whose records the test changes between versions."""
+
+    def __init__(self, signing: ZoneSigning):
+        super().__init__(signing)
+        self.records = list(RECORDS)
+
+    async def zone_records(self, zone_id):
+        return list(self.records)
+
+
+async def test_signing_runs_in_a_worker_process_that_keeps_the_zone_signatures(caplog):
+    """The serving process signs nothing itself (its loop stays free); the worker that signed
+    a zone signs its next version, re-using every signature the change did not touch."""
+    import logging
+    import os
+
+    from openkeel_designate.mdns import zone_signer
+    from openkeel_designate.observability import metrics
+
+    def made() -> float:
+        return metrics.REGISTRY.get_sample_value("designate_dnssec_signatures_total") or 0.0
+
+    source = ChangingSource(signing())
+    signer = SigningSource(source, lambda: KEK)
+    kept_here = len(zone_signer._cache)
+    before = made()
+    with caplog.at_level(logging.DEBUG, logger="openkeel_designate.mdns.signing"):
+        first = await signer.zone_records(ZONE)
+    fresh = made() - before
+    assert fresh >= 6  # SOA, NS, A, A, DNSKEY, NSEC… all new
+    pids = {int(r.getMessage().split(" in process ")[1].split(":")[0]) for r in caplog.records
+            if " in process " in r.getMessage()}
+    assert pids and os.getpid() not in pids
+    assert len(zone_signer._cache) == kept_here  # nothing was signed in this process
+
+    soa = RECORDS[0]
+    source.records[0] = ServedRecord(soa.name, "SOA", soa.ttl, soa.data.replace(" 5 ", " 6 "))
+    source.records[3] = ServedRecord("WWW.example.org.", "A", 300, "192.0.2.11")
+    before = made()
+    second = await signer.zone_records(ZONE)
+    assert made() - before == 2  # the ZSK's RRSIGs over the new SOA and the changed A: no more
+    unchanged = {r.data for r in first if r.type == "RRSIG" and r.data.startswith("NS ")}
+    assert unchanged and unchanged <= {r.data for r in second if r.type == "RRSIG"}

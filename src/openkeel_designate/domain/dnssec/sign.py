@@ -59,7 +59,7 @@ class SignatureCache:
     def __init__(self, max_entries: int = 500_000):
         self.max_entries = max_entries
         self._entries: OrderedDict[Hashable, object] = OrderedDict()
-        self._lock = threading.Lock()  # zones are signed in several threads at once
+        self._lock = threading.Lock()  # a caller may sign several zones at once in threads
         self.hashes: dict = {}  # NSEC3 hash per name key (cleared with the cache when full)
 
     def __len__(self) -> int:

@@ -1,0 +1,122 @@
+"""Signing one zone, as it runs in a worker process of ``offload.py`` (sent there by
+``mdns/signing.py``).
+
+Signing a zone for the first time is seconds of pure-Python CPU (~3 s for 5,000 records);
+in a thread of the serving process it would hold the GIL against the event loop that answers
+every tenant's DNS and API, so mdns runs ``sign`` in the offload pool instead.  Everything
+here is module state of the worker process:
+
+* ``_cache``: every signature made here (``domain/dnssec.SignatureCache``).  mdns sends all
+  jobs of a zone to the same worker (``offload.run(..., affinity=zone_id)``), so a new
+  version of a zone finds its signatures here and signs only what changed.  Shipping the
+  cache between processes instead would cost pickling a few MB per version of a 5,000-record
+  zone; kept here, only the records travel.  A new worker starts with an empty cache: the
+  zone is then signed in full once, never wrongly.
+* ``_opened``: the zone keys opened here, so a key is unsealed once per worker, not per
+  version.
+
+The private keys arrive sealed (AES-GCM, ``domain/dnssec/keys.py``) together with the
+key-encryption key that opens them; both travel only through the pool's local pipe, in the
+memory of the two processes, as the opened keys lived in the serving process before.  The
+arguments and the result are plain tuples: they pickle several times faster than the
+records' dataclasses, and the pickling happens in the serving process.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import time
+from typing import NamedTuple
+
+import dns.name
+import dns.rdataclass
+import dns.rdatatype
+import dns.rrset
+
+from openkeel_designate.dnswire.zonedata import SealedKey, ServedRecord
+from openkeel_designate.domain.dnssec import keys as dnssec_keys
+from openkeel_designate.domain.dnssec.chain import name_key
+from openkeel_designate.domain.dnssec.rrsets import RRsetData
+from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
+from openkeel_designate.mdns.packing import render_rdata
+
+Record = tuple[str, str, int, str]  # owner, type mnemonic, TTL, rdata text: a stored record
+Made = tuple[str, str, int, str, bytes]  # … and the rdata's wire: a record signing added
+
+_OPENED_MAX = 10_000
+_cache = SignatureCache()
+_opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
+
+
+class Signed(NamedTuple):
+    """What signing added, how many signatures it made (the rest came from this worker's
+    cache), how long it took there, and which process did it."""
+
+    records: list[Made]
+    fresh_signatures: int
+    seconds: float
+    pid: int
+
+
+def sign(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedKey, ...],
+         nsec3: bool, now: int) -> Signed:
+    """The DNSSEC records of the zone (``records``: its own, SOA included, none of DNSSEC)."""
+    start = time.perf_counter()
+    served = [ServedRecord(*record) for record in records]
+    soa = next(r for r in served if r.type == "SOA")
+    opened = [_open(kek, zone_id, key) for key in keys]
+    signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, now)
+    made = [(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data, r.wire)
+            for r in signed.records]
+    return Signed(made, signed.fresh_signatures, time.perf_counter() - start, os.getpid())
+
+
+def _open(kek: bytes, zone_id: str, key: SealedKey) -> dnssec_keys.SigningKey:
+    opened = _opened.get((zone_id, key.sealed))
+    if opened is None:
+        if len(_opened) > _OPENED_MAX:
+            _opened.clear()
+        opened = dnssec_keys.open_key(kek, key.sealed, zone_id, key.flags, key.algorithm)
+        _opened[(zone_id, key.sealed)] = opened
+    return opened
+
+
+def rrsets_of(records: list[ServedRecord]) -> list[RRsetData]:
+    """The records as RRsets (one per folded owner name and type, as served), by their text;
+    each is parsed only if it has to be signed."""
+    grouped: dict[tuple[str, str], list[ServedRecord]] = {}
+    for record in records:
+        grouped.setdefault((record.name.lower(), record.type), []).append(record)
+    keys: dict[str, tuple] = {}
+    rrsets = []
+    for (owner, rtype), members in grouped.items():
+        key = keys.get(owner)
+        if key is None:
+            key = keys[owner] = name_key(members[0].name)
+        rrsets.append(RRsetData(members[0].name, key, _type_code(rtype), members[0].ttl,
+                                tuple(m.data for m in members),
+                                functools.partial(_render, members)))
+    return rrsets
+
+
+@functools.lru_cache(maxsize=256)
+def _type_code(rtype: str) -> int:
+    return dns.rdatatype.from_text(rtype)
+
+
+def _render(records: list[ServedRecord]) -> dns.rrset.RRset | None:
+    """The dnspython RRset of stored records; one that cannot be rendered is left out (the
+    transfer leaves it out too)."""
+    rrset: dns.rrset.RRset | None = None
+    for record in records:
+        try:
+            rdata = render_rdata(record)
+        except Exception:
+            continue
+        if rrset is None:
+            rrset = dns.rrset.RRset(dns.name.from_text(record.name), dns.rdataclass.IN,
+                                    rdata.rdtype)
+            rrset.update_ttl(record.ttl)
+        rrset.add(rdata)
+    return rrset
