@@ -178,7 +178,10 @@ def test_powerdns_without_dnssec_in_its_backend_puts_the_zone_in_error(
     server_pdns = pdns_without_dnssec
     options = {"api_endpoint": server_pdns.api_url, "api_token": server_pdns.api_key,
                "host": "127.0.0.1", "port": server_pdns.dns_port}
-    pools = lambda s: make_pool_yaml(s, "pdns4", options, server_pdns.dns_port)  # noqa: E731
+
+    def pools(server: ServerProcess) -> str:
+        return make_pool_yaml(server, "pdns4", options, server_pdns.dns_port)
+
     with ServerProcess(pools=pools) as server, \
             httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as client:
         url = create_zone(client, "unsignable.example.")
