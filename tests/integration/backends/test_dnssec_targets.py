@@ -188,5 +188,8 @@ def test_powerdns_without_dnssec_in_its_backend_puts_the_zone_in_error(
         set_dnssec(client, url, enabled=True, algorithm="ECDSAP256SHA256", nsec="NSEC")
         zone = wait_status(client, url, "ERROR", timeout=30)
         propagation = client.get(f"{url}/propagation").text
+        setting = client.get(f"{url}/dnssec").json()
     assert "gsqlite3-dnssec" in propagation, propagation
     assert zone["action"] == "UPDATE"
+    # PowerDNS does serve the new serial, unsigned: the setting shares the zone's error
+    assert setting["status"] == "ERROR", setting
