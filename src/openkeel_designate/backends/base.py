@@ -92,9 +92,10 @@ class Backend:
         raise NotImplementedError
 
     async def check_served(self, zone: ZoneRef) -> None:
-        """After the nameservers serve the zone's serial: raise when the server holds the
-        transferred zone in a way that serves it wrongly, which only its control API can tell
-        (PowerDNS stripping the signatures of a signed zone).  Transient: not known yet.
+        """Called, for a signed zone in a pool with a ``needs_signing`` target, once the
+        nameservers serve its serial: raise when the server keeps the transferred zone in a way
+        that serves it wrongly, which only its control API can tell (PowerDNS stripping the
+        signatures).  Permanent: the zone goes ERROR; transient: not known yet, asked again.
 
         Most servers serve what they transferred, as it is: nothing to check.
         """

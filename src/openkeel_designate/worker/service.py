@@ -226,7 +226,7 @@ class Worker:
         await self._on_every_target(plan, claimed, lambda backend, target: self._apply_once(
             backend, target, claimed, ref, plan.catalog))
         served = await self._poll(plan, claimed, delete)
-        if not delete:
+        if signed:
             # Serving the serial is not enough when a server keeps the zone wrongly (PowerDNS
             # without DNSSEC in its backend drops the signatures): ERROR then, not ACTIVE.
             await self._on_every_target(plan, claimed,
