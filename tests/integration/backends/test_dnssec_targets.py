@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -145,8 +146,11 @@ def test_the_secondary_serves_the_signed_zone_then_the_unsigned_one(
     with ServerProcess(pools=lambda s: make_pool_yaml(s, kind, options, port)) as server, \
             httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=10) as client:
         url = create_zone(client, name)
+        started = time.monotonic()
         setting = set_dnssec(client, url, enabled=True, algorithm=algorithm, nsec=nsec)
         wait_status(client, f"{url}/dnssec", "ACTIVE", timeout=30)
+        print(f"{kind} {nsec} {algorithm}: DNSSEC on -> served signed in "
+              f"{(time.monotonic() - started) * 1000:.0f} ms")
         anchors = trust_anchor(setting, name, tmp_path / "anchors")
 
         answers = {question: delv(port, anchors, name, question) for question in QUESTIONS}
