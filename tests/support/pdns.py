@@ -46,7 +46,8 @@ class PdnsServer:
 
     def __init__(self, base_dir: str | Path | None = None, start_timeout: float = 20.0,
                  extra_config: Mapping[str, str] | None = None):
-        """``extra_config``: more pdns.conf settings (e.g. ``{"cache-ttl": "0"}``), written last."""
+        """``extra_config``: more pdns.conf settings (e.g. ``{"cache-ttl": "0"}``), written last
+        so they override ours (``{"gsqlite3-dnssec": "no"}``: a backend without DNSSEC)."""
         self._own_dir = base_dir is None
         self.extra_config = dict(extra_config or {})
         self.dir = Path(base_dir or tempfile.mkdtemp(prefix="okd-pdns-"))
@@ -92,6 +93,9 @@ class PdnsServer:
         return "\n".join([
             "launch=gsqlite3",
             f"gsqlite3-database={database}",
+            # DNSSEC data in the backend, as a secondary of signed zones needs: PowerDNS then
+            # keeps a transferred signed zone as presigned (pdns4 backend's check_served).
+            "gsqlite3-dnssec=yes",
             "local-address=127.0.0.1",
             f"local-port={self.dns_port}",
             "query-local-address=127.0.0.1",

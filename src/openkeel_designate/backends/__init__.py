@@ -23,5 +23,13 @@ def backend_for(target: Target) -> Backend:
     return importlib.import_module(module_name).BACKEND(target)
 
 
+def needs_signing(target: Target) -> bool:
+    """Whether the target's driver wants ``ZoneRef.signed`` (False for an unknown type)."""
+    module_name = _DRIVERS.get(target.type)
+    if module_name is None:
+        return False
+    return bool(importlib.import_module(module_name).BACKEND.needs_signing)
+
+
 def known_types() -> list[str]:
     return sorted(_DRIVERS)

@@ -30,6 +30,9 @@ class ZoneRef:
     id: str
     name: str
     serial: int = 0
+    # Whether mdns serves the zone signed (DNSSEC on).  Filled from storage only when a target
+    # of the pool has ``Backend.needs_signing`` (one extra read per push); False otherwise.
+    signed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,9 @@ class Backend:
     # True when, in a pool with a catalog zone (RFC 9432), the server learns its zones from the
     # catalog (configured by the operator) instead of from backend calls.
     follows_catalog: bool = True
+    # True when ``check_served`` needs ``ZoneRef.signed``: only then does the worker read the
+    # zone's DNSSEC setting, so pools without such a target pay nothing.
+    needs_signing: bool = False
 
     def __init__(self, target: Target):
         self.target = target
@@ -84,3 +90,12 @@ class Backend:
     async def delete_zone(self, zone: ZoneRef, hard_delete: bool = False) -> None:
         """Remove the zone from the server; an absent zone counts as deleted."""
         raise NotImplementedError
+
+    async def check_served(self, zone: ZoneRef) -> None:
+        """Called, for a signed zone in a pool with a ``needs_signing`` target, once the
+        nameservers serve its serial: raise when the server keeps the transferred zone in a way
+        that serves it wrongly, which only its control API can tell (PowerDNS stripping the
+        signatures).  Permanent: the zone goes ERROR; transient: not known yet, asked again.
+
+        Most servers serve what they transferred, as it is: nothing to check.
+        """

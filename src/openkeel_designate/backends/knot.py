@@ -4,7 +4,8 @@ Designate has no Knot driver; this one follows the shape of the bind9 driver.  E
 delete is one configuration transaction (``conf-begin`` … ``conf-commit``, ``conf-abort`` on any
 failure), so knotd never sees half a zone.  The zone is a secondary whose ``master`` is a remote
 pointing at our mdns; Knot accepts the worker's NOTIFY only through an ACL with ``action:
-notify``, which the zone gets too.
+notify``, which the zone gets too.  Zones get ``dnssec-signing: off``: a zone signed by mdns
+is served with the signatures it was transferred with, never re-signed by Knot.
 
 Knot allows one open configuration transaction per server, whoever opened it: transactions of
 this process are serialised by a lock per control socket, and "too many transactions" (another
@@ -84,7 +85,10 @@ class KnotBackend(Backend):
             item = f"zone[{zone.name}]"
             if not await self._conf_get(item):
                 await self._knotc("conf-set", item)
-            for key, value in (("master", self.remote), ("acl", self.acl)):
+            # dnssec-signing off: the zone arrives signed by mdns (or unsigned on purpose);
+            # Knot must serve it as transferred, even under a template that signs.
+            for key, value in (("master", self.remote), ("acl", self.acl),
+                               ("dnssec-signing", "off")):
                 await self._knotc_tolerating("not exists", "conf-unset", f"{item}.{key}")
                 await self._knotc("conf-set", f"{item}.{key}", value)
 

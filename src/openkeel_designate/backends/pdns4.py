@@ -15,6 +15,14 @@ second, so a change would take about a second to be served; so create and update
 about 0.1 s instead of 1 s, see bench/README.md).  It is best effort: the NOTIFY still follows.
 ``axfr_retrieve: false`` gives back Designate's exact calls (an update then calls nothing), for
 an operator whose PowerDNS API token may not start transfers.
+
+Signed zones (DNSSEC on): PowerDNS serves the RRSIGs and NSEC/NSEC3 records it transferred only
+when it keeps the zone as *presigned*.  Its API refuses to set that (HTTP 422 for a secondary),
+but PowerDNS sets the zone's ``PRESIGNED`` metadata itself when an AXFR brings signatures —
+provided its backend stores DNSSEC data (``gsqlite3-dnssec=yes``, ``gmysql-dnssec=yes``, …).
+Without it PowerDNS silently drops them and serves the zone unsigned, which validators behind a
+DS take for bogus; so once the new serial is served, ``check_served`` reads that metadata and
+fails the target permanently when it is missing.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ from openkeel_designate.backends.base import (
     TransientBackendError,
     ZoneRef,
 )
+from openkeel_designate.domain.serial import serial_ge
 
 LOG = logging.getLogger(__name__)
 DEFAULT_TIMEOUT = 10.0
@@ -66,6 +75,8 @@ def _verify(ca_cert: object) -> ssl.SSLContext | bool:
 
 class Pdns4Backend(Backend):
     """Slave zones on PowerDNS via ``/api/v1/servers/localhost/zones``."""
+
+    needs_signing = True
 
     def __init__(self, target: Target):
         super().__init__(target)
@@ -118,6 +129,27 @@ class Pdns4Backend(Backend):
         async with self._client() as client:
             if await self._exists(client, zone):
                 await self._delete(client, zone)
+
+    async def check_served(self, zone: ZoneRef) -> None:
+        """A signed zone must be presigned on PowerDNS once it holds the zone's serial."""
+        if not zone.signed:
+            return
+        async with self._client() as client:
+            found = await self._call(client, "GET", f"{self._zone_path(zone)}?rrsets=false",
+                                     missing_ok=True)
+            serial = int(found.json().get("serial") or 0) if found is not None else None
+            if serial is None or not serial_ge(serial, zone.serial):
+                raise TransientBackendError(
+                    f"PowerDNS {self.base_url} has {zone.name} at serial {serial}, "
+                    f"not yet {zone.serial}")
+            metadata = await self._call(
+                client, "GET", f"{self._zone_path(zone)}/metadata/PRESIGNED", missing_ok=True)
+        values = metadata.json().get("metadata", []) if metadata is not None else []
+        if "1" not in values:
+            raise PermanentBackendError(
+                f"PowerDNS {self.base_url} serves the signed zone {zone.name} without its "
+                "signatures (not PRESIGNED after the transfer): turn DNSSEC on in its backend, "
+                "e.g. gsqlite3-dnssec=yes or gmysql-dnssec=yes")
 
     # --- HTTP -----------------------------------------------------------------------------
     def _client(self) -> httpx.AsyncClient:

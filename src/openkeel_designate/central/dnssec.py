@@ -154,6 +154,10 @@ async def _view(session: AsyncSession, zone: Zone) -> DnssecView:
         return DnssecView(zone.id, False, "ACTIVE", dnssec_keys.DEFAULT_ALGORITHM, "NSEC", [], [])
     served = await propagation_store.served_serials(session, zone.id, zone.pool_id)
     status = status_of(zone, served, (row.requested_serial + 1) % 2**32, row.change_seq)
+    if status == "ACTIVE" and zone.status == "ERROR" and zone.change_seq == row.change_seq:
+        # Served serial, failed push: a target keeps the zone wrongly after the transfer
+        # (PowerDNS dropping the signatures, pdns4's check_served), so not ACTIVE.
+        status = "ERROR"
     keys = await dnssec_store.keys(session, zone.id) if row.enabled else []
     origin = dns.name.from_text(zone.name)
     shown = [_key_view(k) for k in keys]

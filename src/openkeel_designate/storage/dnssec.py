@@ -58,6 +58,14 @@ async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssec
     await session.flush()
 
 
+async def is_signed(db: Database, zone_id: str) -> bool:
+    """Whether DNSSEC is on for the zone, i.e. mdns transfers it signed (one small read)."""
+    async with db.read() as session:
+        enabled = (await session.execute(select(ZoneDnssec.enabled)
+                                         .where(ZoneDnssec.zone_id == zone_id))).scalar()
+    return bool(enabled)
+
+
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
     """The zone's signing setting; None when DNSSEC was never turned on for it."""
     async with db.read() as session:

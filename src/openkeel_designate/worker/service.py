@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from oslo_config import cfg
 
-from openkeel_designate.backends import backend_for, builtin
+from openkeel_designate.backends import backend_for, builtin, needs_signing
 from openkeel_designate.backends.base import (
     BackendError,
     PermanentBackendError,
@@ -33,6 +33,7 @@ from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.serial import serial_ge
 from openkeel_designate.storage import catalogzones
+from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
@@ -57,6 +58,7 @@ class PoolPlan:
     also_notifies: list[tuple[str, int]]
     loaded_at: float
     catalog: str | None = None  # RFC 9432 catalog zone of the pool: targets follow it
+    needs_signing: bool = False  # a target's backend checks signed zones (ZoneRef.signed)
 
 
 def _describe(result) -> str:
@@ -217,21 +219,32 @@ class Worker:
                 raise PushFailed(f"transfer from the masters failed: {exc}") from exc
             claimed = dataclasses.replace(claimed, serial=serial)
         plan = await self._plan(claimed.pool_id)
-        ref = ZoneRef(claimed.id, claimed.name, claimed.serial)
         delete = claimed.action == "DELETE"
-        results = await asyncio.gather(*(self._apply(t, claimed, ref, plan.catalog)
-                                         for t in plan.targets),
-                                       return_exceptions=True)
-        failures = [r for r in results if isinstance(r, BaseException)]
-        self._require(len(plan.targets) - len(failures), len(plan.targets),
-                      lambda: "; ".join(str(f) for f in failures))
+        signed = (not delete and plan.needs_signing
+                  and await dnssec_store.is_signed(self.db, claimed.id))
+        ref = ZoneRef(claimed.id, claimed.name, claimed.serial, signed)
+        await self._on_every_target(plan, claimed, lambda backend, target: self._apply_once(
+            backend, target, claimed, ref, plan.catalog))
         served = await self._poll(plan, claimed, delete)
+        if signed:
+            # Serving the serial is not enough when a server keeps the zone wrongly (PowerDNS
+            # without DNSSEC in its backend drops the signatures): ERROR then, not ACTIVE.
+            await self._on_every_target(plan, claimed,
+                                        lambda backend, target: backend.check_served(ref))
         for host, port in plan.also_notifies:
             asyncio.create_task(self._quiet_notify(claimed.name, host, port))
         return served
 
-    async def _apply(self, target: Target, claimed: ClaimedZone, ref: ZoneRef,
-                     catalog: str | None) -> None:
+    async def _on_every_target(self, plan: PoolPlan, claimed: ClaimedZone, call) -> None:
+        """``call(backend, target)`` on every target at once; enough of them must succeed."""
+        results = await asyncio.gather(*(self._apply(t, claimed, call) for t in plan.targets),
+                                       return_exceptions=True)
+        failures = [r for r in results if isinstance(r, BaseException)]
+        self._require(len(plan.targets) - len(failures), len(plan.targets),
+                      lambda: "; ".join(str(f) for f in failures))
+
+    async def _apply(self, target: Target, claimed: ClaimedZone, call) -> None:
+        """``call(backend, target)`` until it succeeds or fails permanently."""
         backend = backend_for(target)
         state = self._states.setdefault(claimed.id, {})
         where = f"target {target.type} {target.notify_host}:{target.notify_port}"
@@ -239,7 +252,7 @@ class Worker:
         while True:
             state[where] = "did not answer"
             try:
-                await self._apply_once(backend, target, claimed, ref, catalog)
+                await call(backend, target)
                 del state[where]
                 self._seen[claimed.id].target(target, None)
                 return
@@ -373,6 +386,7 @@ class Worker:
         plan = PoolPlan(targets=targets,
                         nameservers=[(n.host, n.port) for n in detail.nameservers],
                         also_notifies=[(a.host, a.port) for a in detail.also_notifies],
-                        loaded_at=time.monotonic(), catalog=catalog)
+                        loaded_at=time.monotonic(), catalog=catalog,
+                        needs_signing=any(needs_signing(t) for t in targets))
         self._pools[pool_id] = plan
         return plan

@@ -46,6 +46,7 @@ async def test_create_adds_a_secondary_with_remote_and_notify_acl(knot_server) -
     zone = conf(knot_server, "zone[create.example.]")
     assert f"zone[create.example.].master = {backend.remote}" in zone
     assert f"zone[create.example.].acl = {backend.acl}" in zone
+    assert "zone[create.example.].dnssec-signing = off" in zone
     remote = conf(knot_server, f"remote[{backend.remote}].address")
     assert "127.0.0.1@5354" in remote and "127.0.0.2@5355" in remote
     assert "notify" in conf(knot_server, f"acl[{backend.acl}].action")
