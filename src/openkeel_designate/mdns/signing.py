@@ -102,7 +102,7 @@ class SigningSource:
         keys = [self._open(zone_id, k.sealed, k.flags, k.algorithm) for k in signing.keys]
         start = time.perf_counter()
         signed = sign_zone(soa.name, rrsets_of(kept), keys, signing.nsec == "NSEC3",
-                           self.cache, int(time.time()))
+                           self.cache, int(time.time()), signing.disabling)
         metrics.DNSSEC_SIGNING.observe(time.perf_counter() - start)
         metrics.DNSSEC_SIGNATURES.inc(signed.fresh_signatures)
         log.debug("signed %s: %d new signatures", soa.name, signed.fresh_signatures)

@@ -77,9 +77,19 @@ async def test_ed25519_nsec3_then_disable(client):
     same = (await client.put(path, headers=OWNER, json={
         "enabled": True, "algorithm": "ED25519", "nsec": "NSEC"})).json()
     assert {k["key_tag"] for k in same["keys"]} == tags  # same algorithm: the keys stay
+    assert same["state"] == "SIGNED"
+    # turning it off is two asks (RFC 8078 §4): the first keeps the zone signed, publishing the
+    # delete CDS/CDNSKEY; the second, once the parent dropped the DS, drops the keys
+    first = await client.put(path, headers=OWNER, json={"enabled": False})
+    assert first.status_code == 202
+    assert first.json()["state"] == "DISABLING" and first.json()["enabled"] is True
+    assert {k["key_tag"] for k in first.json()["keys"]} == tags
+    refused = await client.post(f"{path}/rollover", headers=OWNER)
+    assert refused.status_code == 400 and "disabled" in refused.json()["message"]
     off = await client.put(path, headers=OWNER, json={"enabled": False})
     assert off.status_code == 202
     assert off.json()["enabled"] is False and off.json()["keys"] == [] and off.json()["ds"] == []
+    assert off.json()["state"] == "UNSIGNED"
 
 
 async def test_other_projects_get_404_and_readers_403(client):
