@@ -331,6 +331,9 @@ _DNSSEC = [
     cfg.IntOpt("zsk_rollover_period", default=30, min=0,
                help="Days after which a zone's ZSK is rolled over (double signature) by the "
                     "producer's dnssec_refresh job; 0: only on request."),
+    cfg.IntOpt("retire_margin", default=3600, min=0,
+               help="Seconds beyond the zone's DNSKEY TTL a rolled-over ZSK stays published "
+                    "(and signing), for secondaries slow to transfer the new version."),
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {

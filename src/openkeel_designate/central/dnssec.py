@@ -44,8 +44,6 @@ from openkeel_designate.storage import dnssec_kek
 from openkeel_designate.storage import propagation as propagation_store
 from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey, utcnow
 
-RETIRE_MARGIN = 3600  # seconds, beyond the DNSKEY TTL, a rolled-over key stays published
-
 
 @dataclass(frozen=True, slots=True)
 class DnssecView:
@@ -115,7 +113,7 @@ async def rollover(svc: Services, ctx: RequestContext, zone_id: str,
         if row.disabling:
             raise errors.BadRequest("DNSSEC is being disabled for this zone")
         if values["key"] == "ZSK":
-            await _roll_zsk(session, zone, row, kek)
+            await _roll_zsk(session, zone, row, kek, svc.conf.dnssec.retire_margin)
         elif values["action"] == "start":
             await _start_ksk_rollover(session, zone, row, kek)
         else:
@@ -128,11 +126,13 @@ async def rollover(svc: Services, ctx: RequestContext, zone_id: str,
     return result
 
 
-async def _roll_zsk(session: AsyncSession, zone: Zone, row: ZoneDnssec, kek: bytes) -> None:
+async def _roll_zsk(session: AsyncSession, zone: Zone, row: ZoneDnssec, kek: bytes,
+                    margin: int) -> None:
     """A ZSK rollover by double signature: a new ZSK signs beside the old one, which stays
     published (RETIRING) until every cache holding the old DNSKEY set has let it go — the
-    DNSKEY TTL plus an hour for the secondaries — then the producer removes it."""
-    retire_at = utcnow() + timedelta(seconds=zone.ttl + RETIRE_MARGIN)
+    DNSKEY TTL plus ``margin`` seconds for the secondaries (``[dnssec] retire_margin``) —
+    then the producer removes it."""
+    retire_at = utcnow() + timedelta(seconds=zone.ttl + margin)
     for key in await dnssec_store.keys(session, zone.id):
         if not key.flags & 1 and key.state == "ACTIVE":
             key.state, key.retire_at = "RETIRING", retire_at
@@ -177,7 +177,7 @@ async def roll_zsks(svc: Services, period_days: int, now: datetime | None = None
     async def work(session: AsyncSession) -> int:
         due = await dnssec_store.zsk_rollover_due(session, cutoff, batch)
         for zone, row in due:
-            await _roll_zsk(session, zone, row, kek)
+            await _roll_zsk(session, zone, row, kek, svc.conf.dnssec.retire_margin)
             await _changed(session, zone, row)
         return len(due)
 
