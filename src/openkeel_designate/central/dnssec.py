@@ -39,6 +39,7 @@ from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.dnssec import keys as dnssec_keys
+from openkeel_designate.domain.dnssec import lifecycle
 from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import dnssec_kek
 from openkeel_designate.storage import propagation as propagation_store
@@ -108,10 +109,9 @@ async def rollover(svc: Services, ctx: RequestContext, zone_id: str,
         zone = await central_zones.load_visible(session, ctx, zone_id, for_update=True)
         svc.policy.check("update_zone_dnssec", ctx, central_zones.policy_target(zone))
         row = await dnssec_store.setting(session, zone.id, for_update=True)
-        if row is None or not row.enabled:
+        if row is None:
             raise errors.BadRequest("DNSSEC is not enabled for this zone")
-        if row.disabling:
-            raise errors.BadRequest("DNSSEC is being disabled for this zone")
+        lifecycle.check_can_roll(bool(row.enabled), bool(row.disabling))
         if values["key"] == "ZSK":
             await _roll_zsk(session, zone, row, kek, svc.conf.dnssec.retire_margin)
         elif values["action"] == "start":
@@ -133,9 +133,7 @@ async def _roll_zsk(session: AsyncSession, zone: Zone, row: ZoneDnssec, kek: byt
     DNSKEY TTL plus ``margin`` seconds for the secondaries (``[dnssec] retire_margin``) —
     then the producer removes it."""
     retire_at = utcnow() + timedelta(seconds=zone.ttl + margin)
-    for key in await dnssec_store.keys(session, zone.id):
-        if not key.flags & 1 and key.state == "ACTIVE":
-            key.state, key.retire_at = "RETIRING", retire_at
+    lifecycle.retire_zsks(await dnssec_store.keys(session, zone.id), retire_at)
     await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
                                                  dnssec_keys.ZONE_FLAGS, kek))
 
@@ -145,11 +143,7 @@ async def _start_ksk_rollover(session: AsyncSession, zone: Zone, row: ZoneDnssec
     """A new KSK signs the DNSKEY set beside the old, which turns RETIRING with no time set:
     the zone validates from either DS, and its CDS/CDNSKEY name both, until the tenant
     completes the rollover.  One KSK rollover at a time."""
-    ksks = [k for k in await dnssec_store.keys(session, zone.id) if k.flags & 1]
-    if any(k.state == "RETIRING" for k in ksks):
-        raise errors.BadRequest("A KSK rollover is already in progress; complete it first")
-    for key in ksks:
-        key.state, key.retire_at = "RETIRING", None
+    lifecycle.retire_ksks(await dnssec_store.keys(session, zone.id))
     await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
                                                  dnssec_keys.SEP_FLAGS, kek))
 
@@ -157,11 +151,7 @@ async def _start_ksk_rollover(session: AsyncSession, zone: Zone, row: ZoneDnssec
 async def _complete_ksk_rollover(session: AsyncSession, zone: Zone) -> None:
     """The tenant says the parent shows the new DS (and its DS TTL has passed): the old KSK is
     no longer needed by any validator and goes."""
-    retiring = [k for k in await dnssec_store.keys(session, zone.id)
-                if k.flags & 1 and k.state == "RETIRING"]
-    if not retiring:
-        raise errors.BadRequest("No KSK rollover is in progress for this zone")
-    for key in retiring:
+    for key in lifecycle.ksks_to_remove(await dnssec_store.keys(session, zone.id)):
         await dnssec_store.remove_key(session, key)
 
 
@@ -209,7 +199,8 @@ async def _apply(session: AsyncSession, zone: Zone, row: ZoneDnssec, values: dic
     (delete CDS/CDNSKEY published, still signed), the second — once the parent has dropped
     the DS — drops the keys and the signatures."""
     if not values["enabled"]:
-        if row.enabled and not row.disabling:  # first ask: go insecure safely, still signed
+        if lifecycle.after_disable(bool(row.enabled), bool(row.disabling)) == \
+                lifecycle.DISABLING:  # first ask: go insecure safely, still signed
             row.disabling = True
             return
         row.enabled, row.disabling = False, False  # confirmed (or never signed)
@@ -244,7 +235,7 @@ async def _view(session: AsyncSession, zone: Zone) -> DnssecView:
     origin = dns.name.from_text(zone.name)
     shown = [_key_view(k) for k in keys]
     ds = [dnssec_keys.ds_of(origin, _dnskey(k)).to_text() for k in keys if k.flags & 1]
-    state = ("DISABLING" if row.disabling else "SIGNED") if row.enabled else "UNSIGNED"
+    state = lifecycle.setting_state(bool(row.enabled), bool(row.disabling))
     return DnssecView(zone.id, bool(row.enabled), status, row.algorithm, row.nsec, shown, ds,
                       state)
 
