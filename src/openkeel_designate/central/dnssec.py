@@ -162,12 +162,12 @@ async def roll_zsks(svc: Services, period_days: int, now: datetime | None = None
     if period_days <= 0:
         return 0
     cutoff = (now or utcnow()) - timedelta(days=period_days)
-    kek = dnssec_kek.load(svc.conf)
 
     async def work(session: AsyncSession) -> int:
         due = await dnssec_store.zsk_rollover_due(session, cutoff, batch)
-        for zone, row in due:
-            await _roll_zsk(session, zone, row, kek, svc.conf.dnssec.retire_margin)
+        for zone, row in due:  # the key-encryption key only when there is a key to make
+            await _roll_zsk(session, zone, row, dnssec_kek.load(svc.conf),
+                            svc.conf.dnssec.retire_margin)
             await _changed(session, zone, row)
         return len(due)
 
