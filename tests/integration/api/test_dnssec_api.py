@@ -254,6 +254,7 @@ async def test_producer_rolls_zsks_older_than_the_period(client, services):
     from datetime import datetime, timedelta
 
     from openkeel_designate.central import dnssec as central_dnssec
+    from openkeel_designate.producer.service import Producer
 
     zone = await make_zone(client, "period.example.org.")
     leaving = await make_zone(client, "leaving.example.org.")
@@ -263,7 +264,10 @@ async def test_producer_rolls_zsks_older_than_the_period(client, services):
     await client.put(f"/v2/zones/{leaving['id']}/dnssec", headers=OWNER,
                      json={"enabled": False})  # DISABLING: not rolled
     later = datetime.utcnow() + timedelta(days=31)
-    assert await central_dnssec.roll_zsks(services, 30) == 0  # too young
+    await Producer(services, "test", []).refresh_signatures()  # the job, as configured: 30 days
+    assert {k["state"] for k in (await client.get(path, headers=OWNER)).json()["keys"]} == {
+        "ACTIVE"}  # too young
+    assert await central_dnssec.roll_zsks(services, 30) == 0
     assert await central_dnssec.roll_zsks(services, 0, now=later) == 0  # 0: off
     version = (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()["version"]
     assert await central_dnssec.roll_zsks(services, 30, now=later) == 1
