@@ -328,6 +328,12 @@ _DNSSEC = [
                help="Base64 of 16, 24 or 32 random bytes sealing the zones' DNSSEC private keys "
                     "(AES-GCM). Unset: one is generated into state_path (mode 0600); processes "
                     "on several hosts sharing a database must all be given the same key."),
+    cfg.IntOpt("zsk_rollover_period", default=30, min=0,
+               help="Days after which a zone's ZSK is rolled over (double signature) by the "
+                    "producer's dnssec_refresh job; 0: only on request."),
+    cfg.IntOpt("retire_margin", default=3600, min=0,
+               help="Seconds beyond the zone's DNSKEY TTL a rolled-over ZSK stays published "
+                    "(and signing), for secondaries slow to transfer the new version."),
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {

@@ -2,7 +2,8 @@
 ``PUT /v2/zones/{id}/dnssec``, transferred from mdns with dnspython and checked by BIND's
 ``dnssec-verify`` — with NSEC and NSEC3, ECDSAP256SHA256 and ED25519 — then changed, and
 transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs;
-then a ZSK rollover (both ZSKs sign, still valid) and signing turned off."""
+then a ZSK rollover (both ZSKs sign, still valid) and signing turned off: first the RFC 8078
+delete CDS/CDNSKEY in a still signed zone, then, confirmed, unsigned."""
 
 from __future__ import annotations
 
@@ -148,8 +149,19 @@ def test_a_change_keeps_untouched_signatures_and_verifies(server, client, tmp_pa
     assert sorted(k.flags for k in dnskeys) == [256, 256, 257]
     assert len(sigs(double)[(www_name, dns.rdatatype.A)]) == 2  # both ZSKs sign
 
+    # signing off, RFC 8078 §4: first the delete CDS/CDNSKEY, still signed (and valid) ...
+    disabling = client.put(f"{url}/dnssec", json={"enabled": False})
+    assert disabling.status_code == 202 and disabling.json()["state"] == "DISABLING"
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    going = transfer(server, name)
+    verify(tmp_path, name, going)
+    apex = dns.name.from_text(name)
+    published = {r.rdtype: sorted(rd.to_text() for rd in r) for r in going if r.name == apex}
+    assert published[dns.rdatatype.CDS] == ["0 0 0 00"]
+    assert published[dns.rdatatype.CDNSKEY] == ["0 3 0 AA=="]
+    # ... then, the tenant confirming the parent dropped the DS, unsigned
     off = client.put(f"{url}/dnssec", json={"enabled": False})
-    assert off.status_code == 202
+    assert off.status_code == 202 and off.json()["state"] == "UNSIGNED"
     wait_status(client, f"{url}/dnssec", "ACTIVE")
     plain = transfer(server, name)
     assert not {dns.rdatatype.RRSIG, dns.rdatatype.DNSKEY, dns.rdatatype.NSEC} & {

@@ -6,6 +6,18 @@ reach the database; nothing of them is ever returned.  Any change of the setting
 update (new serial, pushed like any write), so the pool's nameservers transfer the newly signed
 (or unsigned) zone; mdns does the signing when it renders the transfer.  The setting's status
 is that of a change (``central/change_status.py``): PENDING until it is served, then ACTIVE.
+
+No step leaves a validator without a chain from the parent's DS:
+
+* ZSK rollover (on request, or by the producer once a ZSK is ``[dnssec] zsk_rollover_period``
+  days old): double signature — the new ZSK signs beside the old until caches drop the old
+  DNSKEY set, then the producer removes the old one.
+* KSK rollover (on request, completed on request): the new KSK is published and signs the DNSKEY
+  set beside the old one, CDS/CDNSKEY name both, so the parent may hold either DS or both; the
+  old KSK goes only when the tenant says the parent shows the new DS.
+* Turning signing off (RFC 8078 §4): the zone stays signed and publishes the delete CDS/CDNSKEY
+  (``state`` DISABLING) until the tenant confirms, by asking a second time, that the parent
+  removed the DS; then it is served unsigned and its keys deleted.
 """
 
 from __future__ import annotations
@@ -27,12 +39,11 @@ from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.dnssec import keys as dnssec_keys
+from openkeel_designate.domain.dnssec import lifecycle
 from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import dnssec_kek
 from openkeel_designate.storage import propagation as propagation_store
 from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey, utcnow
-
-RETIRE_MARGIN = 3600  # seconds, beyond the DNSKEY TTL, a rolled-over key stays published
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +57,7 @@ class DnssecView:
     nsec: str
     keys: list[dict[str, Any]]
     ds: list[str]
+    state: str = "UNSIGNED"  # SIGNED, DISABLING (going insecure, RFC 8078 §4) or UNSIGNED
 
 
 async def show(svc: Services, ctx: RequestContext, zone_id: str) -> DnssecView:
@@ -73,7 +85,8 @@ async def update(svc: Services, ctx: RequestContext, zone_id: str,
             raise errors.BadRequest("Can not update a deleting zone")
         row = await dnssec_store.setting(session, zone.id, for_update=True)
         if row is None:
-            row = ZoneDnssec(zone_id=zone.id, enabled=False, algorithm=values["algorithm"],
+            row = ZoneDnssec(zone_id=zone.id, enabled=False, disabling=False,
+                             algorithm=values["algorithm"],
                              nsec=values["nsec"])
         await _apply(session, zone, row, values, kek)
         await _changed(session, zone, row)
@@ -85,31 +98,88 @@ async def update(svc: Services, ctx: RequestContext, zone_id: str,
 
 
 @notifies("dns.zone.dnssec")
-async def rollover(svc: Services, ctx: RequestContext, zone_id: str) -> DnssecView:
-    """A ZSK rollover by double signature: a new ZSK signs beside the old one, which stays
-    published (RETIRING) until every cache holding the old DNSKEY set has let it go — the
-    DNSKEY TTL plus an hour for the secondaries — then the producer removes it.  The KSK is
-    not rolled here: that needs the parent's DS changed in between."""
-    kek = dnssec_kek.load(svc.conf)
+async def rollover(svc: Services, ctx: RequestContext, zone_id: str,
+                   values: dict[str, Any] | None = None) -> DnssecView:
+    """Roll a key: ``{"key": "ZSK"}`` (the default) or ``{"key": "KSK"}`` starts a rollover,
+    ``{"key": "KSK", "action": "complete"}`` ends a KSK rollover (the old KSK goes)."""
+    values = values or {"key": "ZSK", "action": "start"}
+    kek = dnssec_kek.load(svc.conf) if values["action"] == "start" else b""
 
     async def work(session: AsyncSession) -> DnssecView:
         zone = await central_zones.load_visible(session, ctx, zone_id, for_update=True)
         svc.policy.check("update_zone_dnssec", ctx, central_zones.policy_target(zone))
         row = await dnssec_store.setting(session, zone.id, for_update=True)
-        if row is None or not row.enabled:
+        if row is None:
             raise errors.BadRequest("DNSSEC is not enabled for this zone")
-        retire_at = utcnow() + timedelta(seconds=zone.ttl + RETIRE_MARGIN)
-        for key in await dnssec_store.keys(session, zone.id):
-            if not key.flags & 1 and key.state == "ACTIVE":
-                key.state, key.retire_at = "RETIRING", retire_at
-        await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
-                                                     dnssec_keys.ZONE_FLAGS, kek))
+        lifecycle.check_can_roll(bool(row.enabled), bool(row.disabling))
+        if values["key"] == "ZSK":
+            await _roll_zsk(session, zone, row, kek, svc.conf.dnssec.retire_margin)
+        elif values["action"] == "start":
+            await _start_ksk_rollover(session, zone, row, kek)
+        else:
+            await _complete_ksk_rollover(session, zone)
         await _changed(session, zone, row)
         return await _view(session, zone)
 
     result = await svc.db.transaction(work)
     svc.wake_worker()
     return result
+
+
+async def _roll_zsk(session: AsyncSession, zone: Zone, row: ZoneDnssec, kek: bytes,
+                    margin: int) -> None:
+    """A ZSK rollover by double signature: a new ZSK signs beside the old one, which stays
+    published (RETIRING) until every cache holding the old DNSKEY set has let it go — the
+    DNSKEY TTL plus ``margin`` seconds for the secondaries (``[dnssec] retire_margin``) —
+    then the producer removes it."""
+    retire_at = utcnow() + timedelta(seconds=zone.ttl + margin)
+    lifecycle.retire_zsks(await dnssec_store.keys(session, zone.id), retire_at)
+    await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
+                                                 dnssec_keys.ZONE_FLAGS, kek))
+
+
+async def _start_ksk_rollover(session: AsyncSession, zone: Zone, row: ZoneDnssec,
+                              kek: bytes) -> None:
+    """A new KSK signs the DNSKEY set beside the old, which turns RETIRING with no time set:
+    the zone validates from either DS, and its CDS/CDNSKEY name both, until the tenant
+    completes the rollover.  One KSK rollover at a time."""
+    lifecycle.retire_ksks(await dnssec_store.keys(session, zone.id))
+    await dnssec_store.add_key(session, _new_key(zone.id, row.algorithm,
+                                                 dnssec_keys.SEP_FLAGS, kek))
+
+
+async def _complete_ksk_rollover(session: AsyncSession, zone: Zone) -> None:
+    """The tenant says the parent shows the new DS (and its DS TTL has passed): the old KSK is
+    no longer needed by any validator and goes."""
+    for key in lifecycle.ksks_to_remove(await dnssec_store.keys(session, zone.id)):
+        await dnssec_store.remove_key(session, key)
+
+
+async def roll_zsks(svc: Services, period_days: int, now: datetime | None = None,
+                    batch: int = 100) -> int:
+    """Start a ZSK rollover in every signed zone whose ACTIVE ZSK is older than the period
+    (``[dnssec] zsk_rollover_period``); 0 days: never."""
+    if period_days <= 0:
+        return 0
+    cutoff = (now or utcnow()) - timedelta(days=period_days)
+
+    async def work(session: AsyncSession) -> int:
+        due = await dnssec_store.zsk_rollover_due(session, cutoff, batch)
+        for zone, row in due:  # the key-encryption key only when there is a key to make
+            await _roll_zsk(session, zone, row, dnssec_kek.load(svc.conf),
+                            svc.conf.dnssec.retire_margin)
+            await _changed(session, zone, row)
+        return len(due)
+
+    total = 0
+    while True:
+        count = await svc.db.transaction(work)
+        total += count
+        if count < batch:
+            break
+    if total:
+        svc.wake_worker()
+    return total
 
 
 async def _changed(session: AsyncSession, zone: Zone, row: ZoneDnssec) -> None:
@@ -125,11 +195,18 @@ async def _changed(session: AsyncSession, zone: Zone, row: ZoneDnssec) -> None:
 async def _apply(session: AsyncSession, zone: Zone, row: ZoneDnssec, values: dict[str, Any],
                  kek: bytes) -> None:
     """New keys when signing starts or the algorithm changes (an abrupt algorithm change:
-    the parent's DS must follow); none kept once signing stops."""
+    the parent's DS must follow).  Turning it off is two asks: the first starts DISABLING
+    (delete CDS/CDNSKEY published, still signed), the second — once the parent has dropped
+    the DS — drops the keys and the signatures."""
     if not values["enabled"]:
-        row.enabled = False
+        if lifecycle.after_disable(bool(row.enabled), bool(row.disabling)) == \
+                lifecycle.DISABLING:  # first ask: go insecure safely, still signed
+            row.disabling = True
+            return
+        row.enabled, row.disabling = False, False  # confirmed (or never signed)
         await dnssec_store.replace_keys(session, zone.id, [])
         return
+    row.disabling = False  # asking to sign again calls a disabling off
     if not row.enabled or row.algorithm != values["algorithm"] or not await dnssec_store.keys(
             session, zone.id):
         await dnssec_store.replace_keys(session, zone.id, [
@@ -162,7 +239,9 @@ async def _view(session: AsyncSession, zone: Zone) -> DnssecView:
     origin = dns.name.from_text(zone.name)
     shown = [_key_view(k) for k in keys]
     ds = [dnssec_keys.ds_of(origin, _dnskey(k)).to_text() for k in keys if k.flags & 1]
-    return DnssecView(zone.id, bool(row.enabled), status, row.algorithm, row.nsec, shown, ds)
+    state = lifecycle.setting_state(bool(row.enabled), bool(row.disabling))
+    return DnssecView(zone.id, bool(row.enabled), status, row.algorithm, row.nsec, shown, ds,
+                      state)
 
 
 def _dnskey(key: ZoneDnssecKey) -> dns.rdata.Rdata:

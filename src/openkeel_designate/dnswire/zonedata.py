@@ -67,6 +67,8 @@ class ZoneSigning:
     enabled: bool
     nsec: str
     keys: tuple[SealedKey, ...]
+    # going insecure (RFC 8078 §4): still signed, CDS/CDNSKEY ask the parent to delete the DS
+    disabling: bool = False
 
 
 class ZoneSource(Protocol):

@@ -92,7 +92,8 @@ class SigningSource:
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
         sent = [(r.name, r.type, r.ttl, r.data) for r in kept]
         signed = await offload.run(zone_signer.sign, zone_id, sent, self.kek(), signing.keys,
-                                   signing.nsec == "NSEC3", int(time.time()), affinity=zone_id)
+                                   signing.nsec == "NSEC3", int(time.time()), signing.disabling,
+                                   affinity=zone_id)
         metrics.DNSSEC_SIGNING.observe(signed.seconds)
         metrics.DNSSEC_SIGNATURES.inc(signed.fresh_signatures)
         log.debug("signed zone %s in process %d: %d new signatures", zone_id, signed.pid,

@@ -60,13 +60,13 @@ class Signed(NamedTuple):
 
 
 def sign(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedKey, ...],
-         nsec3: bool, now: int) -> Signed:
+         nsec3: bool, now: int, delete_ds: bool = False) -> Signed:
     """The DNSSEC records of the zone (``records``: its own, SOA included, none of DNSSEC)."""
     start = time.perf_counter()
     served = [ServedRecord(*record) for record in records]
     soa = next(r for r in served if r.type == "SOA")
     opened = [_open(kek, zone_id, key) for key in keys]
-    signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, now)
+    signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, now, delete_ds)
     made = [(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data, r.wire)
             for r in signed.records]
     return Signed(made, signed.fresh_signatures, time.perf_counter() - start, os.getpid())

@@ -98,6 +98,10 @@ class Producer:
         count = await dnssec.refresh_signatures(self.svc, age)
         if count:
             LOG.info("%d signed zones given a new serial to refresh their signatures", count)
+        rolled = await dnssec.roll_zsks(self.svc, self.svc.conf.dnssec.zsk_rollover_period)
+        if rolled:
+            LOG.info("%d ZSK rollovers started (older than [dnssec] zsk_rollover_period)",
+                     rolled)
         retired = await dnssec.retire_keys(self.svc)
         if retired:
             LOG.info("%d rolled-over DNSSEC keys removed", retired)

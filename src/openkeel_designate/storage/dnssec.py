@@ -1,4 +1,4 @@
-"""SQL of DNSSEC signing: a zone's setting and its keys (tables of migration 0009)."""
+"""SQL of DNSSEC signing: a zone's setting and its keys (tables of migrations 0009, 0010)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ async def is_signed(db: Database, zone_id: str) -> bool:
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
     """The zone's signing setting; None when DNSSEC was never turned on for it."""
     async with db.read() as session:
-        row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec)
+        row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec,
+                                            ZoneDnssec.disabling)
                                      .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
         if row is None:
             return None
@@ -78,7 +79,8 @@ async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
             .where(ZoneDnssecKey.zone_id == zone_id)
             .order_by(ZoneDnssecKey.id))).all()
     return ZoneSigning(bool(row.enabled), row.nsec,
-                   tuple(SealedKey(f, a, s) for f, a, s in sealed))
+                       tuple(SealedKey(f, a, s) for f, a, s in sealed),
+                       bool(row.enabled and row.disabling))
 
 
 async def refresh_due(session: AsyncSession, cutoff: datetime, limit: int
@@ -90,4 +92,19 @@ async def refresh_due(session: AsyncSession, cutoff: datetime, limit: int
                     Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
              .order_by(ZoneDnssec.refreshed_at).limit(limit)
              .with_for_update())
+    return [(zone, row) for zone, row in (await session.execute(query)).all()]
+
+
+async def zsk_rollover_due(session: AsyncSession, cutoff: datetime, limit: int
+                           ) -> list[tuple[Zone, ZoneDnssec]]:
+    """Signed live zones (not going insecure) with an ACTIVE ZSK (flags 256) created before
+    ``cutoff``, locked."""
+    old_zsk = (select(ZoneDnssecKey.id)
+               .where(ZoneDnssecKey.zone_id == Zone.id, ZoneDnssecKey.state == "ACTIVE",
+                      ZoneDnssecKey.flags == 256, ZoneDnssecKey.created_at < cutoff)
+               .exists())
+    query = (select(Zone, ZoneDnssec).join(ZoneDnssec, ZoneDnssec.zone_id == Zone.id)
+             .where(ZoneDnssec.enabled.is_(True), ZoneDnssec.disabling.is_(False), old_zsk,
+                    Zone.deleted == zone_store.LIVE, Zone.action != "DELETE")
+             .order_by(Zone.id).limit(limit).with_for_update())
     return [(zone, row) for zone, row in (await session.execute(query)).all()]

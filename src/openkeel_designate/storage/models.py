@@ -501,6 +501,9 @@ class ZoneDnssec(Base):
     zone_id: Mapped[str] = mapped_column(ForeignKey("zones.id", ondelete="CASCADE"),
                                          primary_key=True)
     enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    # going insecure (migration 0010): still signed, publishing the RFC 8078 delete CDS and
+    # CDNSKEY, until the tenant confirms the parent no longer has the DS
+    disabling: Mapped[bool] = mapped_column(Boolean, default=False)
     algorithm: Mapped[str] = mapped_column(String(32))
     nsec: Mapped[str] = mapped_column(String(8))
     requested_serial: Mapped[int] = mapped_column(BigInteger)
@@ -524,6 +527,7 @@ class ZoneDnssecKey(Base):
     public_key: Mapped[str] = mapped_column(Text)
     private_key: Mapped[str] = mapped_column(Text)
     # ACTIVE, or RETIRING after a rollover: still published and signing until ``retire_at``
+    # (a ZSK), or until the tenant completes the rollover (a KSK: ``retire_at`` stays None)
     state: Mapped[str] = mapped_column(String(16), default="ACTIVE")
     retire_at: Mapped[datetime | None] = mapped_column(Timestamp)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)

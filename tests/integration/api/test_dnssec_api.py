@@ -77,9 +77,19 @@ async def test_ed25519_nsec3_then_disable(client):
     same = (await client.put(path, headers=OWNER, json={
         "enabled": True, "algorithm": "ED25519", "nsec": "NSEC"})).json()
     assert {k["key_tag"] for k in same["keys"]} == tags  # same algorithm: the keys stay
+    assert same["state"] == "SIGNED"
+    # turning it off is two asks (RFC 8078 §4): the first keeps the zone signed, publishing the
+    # delete CDS/CDNSKEY; the second, once the parent dropped the DS, drops the keys
+    first = await client.put(path, headers=OWNER, json={"enabled": False})
+    assert first.status_code == 202
+    assert first.json()["state"] == "DISABLING" and first.json()["enabled"] is True
+    assert {k["key_tag"] for k in first.json()["keys"]} == tags
+    refused = await client.post(f"{path}/rollover", headers=OWNER)
+    assert refused.status_code == 400 and "disabled" in refused.json()["message"]
     off = await client.put(path, headers=OWNER, json={"enabled": False})
     assert off.status_code == 202
     assert off.json()["enabled"] is False and off.json()["keys"] == [] and off.json()["ds"] == []
+    assert off.json()["state"] == "UNSIGNED"
 
 
 async def test_other_projects_get_404_and_readers_403(client):
@@ -194,3 +204,80 @@ async def test_a_project_the_zone_is_shared_with_may_read_not_change(client):
     assert seen.status_code == 200 and seen.json()["enabled"] is True
     changed = await client.put(path, headers=OTHER, json={"enabled": False})
     assert changed.status_code == 403
+
+
+async def test_ksk_rollover_keeps_both_ksks_until_the_tenant_completes_it(client):
+    """Start: a new KSK beside the old (RETIRING, no time: it waits for the tenant), both DS
+    shown; a second start, a completion with none started, or a bad body are refused;
+    completion removes the old KSK only."""
+    zone = await make_zone(client, "kskroll.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    first = (await client.put(path, headers=OWNER, json={"enabled": True})).json()
+    old_ksk = next(k for k in first["keys"] if k["flags"] == 257)
+    zsk = next(k for k in first["keys"] if k["flags"] == 256)
+    early = await client.post(f"{path}/rollover", headers=OWNER,
+                              json={"key": "KSK", "action": "complete"})
+    assert early.status_code == 400 and "No KSK rollover" in early.json()["message"]
+    bad = await client.post(f"{path}/rollover", headers=OWNER, json={"key": "DNSKEY"})
+    assert bad.status_code == 400 and bad.json()["type"] == "invalid_object"
+    version = (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()["version"]
+
+    started = await client.post(f"{path}/rollover", headers=OWNER, json={"key": "KSK"})
+    assert started.status_code == 202, started.text
+    no_private_material(started.text)
+    body = started.json()
+    states = {k["key_tag"]: (k["flags"], k["state"], k["retire_at"]) for k in body["keys"]}
+    assert states[old_ksk["key_tag"]] == (257, "RETIRING", None)
+    assert states[zsk["key_tag"]] == (256, "ACTIVE", None)
+    [new_ksk] = [k for k in body["keys"] if k["flags"] == 257 and k["state"] == "ACTIVE"]
+    assert len(body["ds"]) == 2 and first["ds"][0] in body["ds"] and body["state"] == "SIGNED"
+    assert (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()[
+        "version"] > version
+    again = await client.post(f"{path}/rollover", headers=OWNER, json={"key": "KSK"})
+    assert again.status_code == 400 and "already in progress" in again.json()["message"]
+    zsk_too = await client.post(f"{path}/rollover", headers=OWNER, json={"key": "ZSK"})
+    assert zsk_too.status_code == 202  # a ZSK may roll meanwhile
+    other = await client.post(f"{path}/rollover", headers=OTHER,
+                              json={"key": "KSK", "action": "complete"})
+    assert other.status_code == 404
+
+    done = await client.post(f"{path}/rollover", headers=OWNER,
+                             json={"key": "KSK", "action": "complete"})
+    assert done.status_code == 202, done.text
+    ksks = [k for k in done.json()["keys"] if k["flags"] == 257]
+    assert [(k["key_tag"], k["state"]) for k in ksks] == [(new_ksk["key_tag"], "ACTIVE")]
+    assert len(done.json()["ds"]) == 1 and done.json()["ds"] != first["ds"]
+    assert len([k for k in done.json()["keys"] if k["flags"] == 256]) == 2  # ZSK roll untouched
+
+
+async def test_producer_rolls_zsks_older_than_the_period(client, services):
+    from datetime import datetime, timedelta
+
+    from openkeel_designate.central import dnssec as central_dnssec
+    from openkeel_designate.producer.service import Producer
+
+    zone = await make_zone(client, "period.example.org.")
+    leaving = await make_zone(client, "leaving.example.org.")
+    path = f"/v2/zones/{zone['id']}/dnssec"
+    first = (await client.put(path, headers=OWNER, json={"enabled": True})).json()
+    await client.put(f"/v2/zones/{leaving['id']}/dnssec", headers=OWNER, json={"enabled": True})
+    await client.put(f"/v2/zones/{leaving['id']}/dnssec", headers=OWNER,
+                     json={"enabled": False})  # DISABLING: not rolled
+    later = datetime.utcnow() + timedelta(days=31)
+    await Producer(services, "test", []).refresh_signatures()  # the job, as configured: 30 days
+    assert {k["state"] for k in (await client.get(path, headers=OWNER)).json()["keys"]} == {
+        "ACTIVE"}  # too young
+    assert await central_dnssec.roll_zsks(services, 30) == 0
+    assert await central_dnssec.roll_zsks(services, 0, now=later) == 0  # 0: off
+    version = (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()["version"]
+    assert await central_dnssec.roll_zsks(services, 30, now=later) == 1
+    keys = (await client.get(path, headers=OWNER)).json()["keys"]
+    old_zsk = next(k for k in first["keys"] if k["flags"] == 256)
+    assert {(k["flags"], k["state"]) for k in keys if k["key_tag"] == old_zsk["key_tag"]} == {
+        (256, "RETIRING")}
+    assert sorted((k["flags"], k["state"]) for k in keys) == [
+        (256, "ACTIVE"), (256, "RETIRING"), (257, "ACTIVE")]
+    assert (await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)).json()[
+        "version"] > version
+    soon = datetime.utcnow() + timedelta(days=29)
+    assert await central_dnssec.roll_zsks(services, 30, now=soon) == 0  # the new one is young

@@ -8,6 +8,7 @@ import time
 import dns.dnssec
 import dns.name
 import dns.rdatatype
+import dns.rrset
 import pytest
 
 from openkeel_designate.domain.dnssec import keys as dkeys
@@ -157,3 +158,43 @@ def test_sealed_private_key_opens_only_for_its_zone():
         dkeys.unseal(kek, sealed, "zone-2")
     with pytest.raises(ValueError):
         dkeys.parse_kek("c2hvcnQ=")
+
+
+def test_during_a_ksk_rollover_both_ksks_sign_the_keys_and_cds_names_both():
+    """Double signature of the DNSKEY set: a validator whose DS (or anchor) is either KSK's
+    finds a signature by that KSK; CDS/CDNSKEY tell the parent about both."""
+    keys = make_keys("ECDSAP256SHA256", (dkeys.SEP_FLAGS, dkeys.SEP_FLAGS, dkeys.ZONE_FLAGS))
+    now = int(time.time())
+    signed, _ = signed_rrsets(keys, False, now=now)
+    dnskeys = by_type(signed, dns.rdatatype.DNSKEY)[APEX]
+    sigs = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.DNSKEY)[APEX]
+    assert {s.key_tag for s in sigs} == {keys[0].key_tag, keys[1].key_tag}
+    for ksk in keys[:2]:  # each KSK alone is enough to validate the DNSKEY set
+        only = dns.rrset.from_rdata(APEX, 3600, ksk.dnskey)
+        mine = [s for s in sigs if s.key_tag == ksk.key_tag]
+        dns.dnssec.validate(dnskeys, dns.rrset.from_rdata_list(APEX, 3600, mine), {APEX: only},
+                            now=now)
+    www_sig = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.A)[n("www.example.org.")]
+    assert {s.key_tag for s in www_sig} == {keys[2].key_tag}  # the KSKs do not sign data
+    assert {r.key_tag for r in by_type(signed, dns.rdatatype.CDS)[APEX]} == {
+        keys[0].key_tag, keys[1].key_tag}
+    assert len(by_type(signed, dns.rdatatype.CDNSKEY)[APEX]) == 2
+
+
+def test_going_insecure_publishes_the_rfc8078_delete_records_and_stays_signed():
+    keys = make_keys("ED25519")
+    now = int(time.time())
+    rrsets = rrsets_of_text(ZONE_TEXT, ORIGIN)
+    made = sign_zone(ORIGIN, rrsets, keys, False, SignatureCache(), now, delete_ds=True)
+    signed = as_rrsets(rrsets, made.records)
+    assert [r.to_text() for r in by_type(signed, dns.rdatatype.CDS)[APEX]] == ["0 0 0 00"]
+    assert [r.to_text() for r in by_type(signed, dns.rdatatype.CDNSKEY)[APEX]] == ["0 3 0 AA=="]
+    keyring = {APEX: by_type(signed, dns.rdatatype.DNSKEY)[APEX]}
+    for rdtype in (dns.rdatatype.CDS, dns.rdatatype.CDNSKEY, dns.rdatatype.DNSKEY):
+        sig = by_type(signed, dns.rdatatype.RRSIG, rdtype)[APEX]
+        assert {s.key_tag for s in sig} == {keys[0].key_tag}
+        dns.dnssec.validate(by_type(signed, rdtype)[APEX], sig, keyring, now=now)
+    www = n("www.example.org.")
+    dns.dnssec.validate(by_type(signed, dns.rdatatype.A)[www],
+                        by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.A)[www], keyring,
+                        now=now)

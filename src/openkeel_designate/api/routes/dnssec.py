@@ -22,7 +22,7 @@ router = APIRouter()
 def _body(view: DnssecView, request: Request) -> dict:
     base = listing.base_url(request)
     return {"enabled": view.enabled, "status": view.status, "algorithm": view.algorithm,
-            "nsec": view.nsec, "ds": view.ds,
+            "nsec": view.nsec, "state": view.state, "ds": view.ds,
             "keys": [{**key, "retire_at": render.timestamp(key["retire_at"])}
                      for key in view.keys],
             "links": {"self": f"{base}/v2/zones/{view.zone_id}/dnssec",
@@ -48,7 +48,10 @@ async def update_dnssec(zone_id: str, request: Request,
 @router.post("/v2/zones/{zone_id}/dnssec/rollover")
 async def rollover_dnssec(zone_id: str, request: Request,
                           ctx: RequestContext = Depends(build_context)) -> Response:
-    """Rolls the zone's ZSK (double signature); no body."""
-    view = await central.rollover(request.app.state.services, ctx,
-                                  uuid_param("zone_id", zone_id))
+    """Rolls the zone's ZSK (no body, or ``{"key": "ZSK"}``), starts a KSK rollover
+    (``{"key": "KSK"}``) or completes it (``{"key": "KSK", "action": "complete"}``)."""
+    uuid_param("zone_id", zone_id)
+    body = await read_json_value(request) if (await request.body()).strip() else {}
+    values = dnssec_schema.parse_rollover(body)
+    view = await central.rollover(request.app.state.services, ctx, zone_id, values)
     return render.json_response(_body(view, request), 202)

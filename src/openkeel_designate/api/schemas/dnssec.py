@@ -1,4 +1,5 @@
-"""A zone's DNSSEC setting on the wire (extension): ``{"enabled", "algorithm"?, "nsec"?}``."""
+"""A zone's DNSSEC setting on the wire (extension): ``{"enabled", "algorithm"?, "nsec"?}``,
+and what to roll: ``{"key"?: "ZSK"|"KSK", "action"?: "start"|"complete"}``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from openkeel_designate.domain.dnssec.keys import ALGORITHMS, DEFAULT_ALGORITHM
 
 NSEC_MODES = ("NSEC", "NSEC3")
 _KEYS = {"enabled", "algorithm", "nsec"}
+ROLLOVER_KEYS = ("ZSK", "KSK")
+ROLLOVER_ACTIONS = ("start", "complete")
 
 
 def parse(body: Any) -> dict[str, Any]:
@@ -29,6 +32,30 @@ def parse(body: Any) -> dict[str, Any]:
     if problems:
         raise errors.InvalidDnssecSetting(problems)
     return {"enabled": body["enabled"], "algorithm": algorithm, "nsec": nsec}
+
+
+def parse_rollover(body: Any) -> dict[str, Any]:
+    """``{"key", "action"}`` with defaults (no body: a ZSK rollover, as before the body
+    existed), or one 400 listing every problem.  Only a KSK rollover is completed by hand: a
+    ZSK's old key goes by itself."""
+    if not isinstance(body, dict):
+        raise errors.InvalidDnssecSetting([_problem([], "the body must be an object", "type")])
+    problems = [_problem([key], f"'{key}' is not a valid property", "additional")
+                for key in sorted(set(body) - {"key", "action"})]
+    key = body.get("key", "ZSK")
+    if key not in ROLLOVER_KEYS:
+        problems.append(_problem(["key"], f"{key!r} is not one of {list(ROLLOVER_KEYS)}",
+                                 "enum"))
+    action = body.get("action", "start")
+    if action not in ROLLOVER_ACTIONS:
+        problems.append(_problem(["action"], f"{action!r} is not one of "
+                                 f"{list(ROLLOVER_ACTIONS)}", "enum"))
+    elif action == "complete" and key == "ZSK":
+        problems.append(_problem(["action"], "a ZSK rollover completes by itself; only a KSK "
+                                 "rollover is completed", "enum"))
+    if problems:
+        raise errors.InvalidDnssecSetting(problems)
+    return {"key": key, "action": action}
 
 
 def _problem(path: list[Any], message: str, validator: str) -> dict[str, Any]:

@@ -34,6 +34,9 @@ DNSSEC_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.RRSIG, dns.rdataty
                           dns.rdatatype.NSEC3, dns.rdatatype.NSEC3PARAM, dns.rdatatype.CDS,
                           dns.rdatatype.CDNSKEY})
 _KEY_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.CDS, dns.rdatatype.CDNSKEY})
+# RFC 8078 §4: the CDS and CDNSKEY asking the parent to remove every DS of the zone
+DELETE_CDS = "0 0 0 00"
+DELETE_CDNSKEY = "0 3 0 AA=="
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +86,17 @@ class SignatureCache:
 
 
 def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec3: bool,
-              cache: SignatureCache, now: int) -> SignedZone:
+              cache: SignatureCache, now: int, delete_ds: bool = False) -> SignedZone:
     """DNSKEY, CDS and CDNSKEY at the apex, the NSEC or NSEC3 chain (and NSEC3PARAM), and
-    RRSIGs over every authoritative RRset.  ``rrsets`` must hold the apex SOA."""
+    RRSIGs over every authoritative RRset.  ``rrsets`` must hold the apex SOA.  ``delete_ds``:
+    the zone is going insecure, its CDS/CDNSKEY are the RFC 8078 delete records (the zone
+    stays signed meanwhile, so it validates whether or not the parent still has the DS)."""
     origin_key = chain.name_key(origin)
     rrsets = [r for r in rrsets if r.rdtype not in DNSSEC_TYPES]
     soa = next(r for r in rrsets if r.rdtype == dns.rdatatype.SOA and r.key == origin_key)
     soa_rrset = soa.rrset()
     denial_ttl = min(soa.ttl, int(soa_rrset[0].minimum)) if soa_rrset else soa.ttl  # RFC 9077
-    added = _apex_keys(origin, origin_key, keys, soa.ttl)
+    added = _apex_keys(origin, origin_key, keys, soa.ttl, delete_ds)
     if nsec3:
         added.append(RRsetData(origin, origin_key, dns.rdatatype.NSEC3PARAM, 0,
                                (chain.NSEC3_PARAM_TEXT,)))
@@ -106,17 +111,21 @@ def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec
     return SignedZone(records, signer.fresh)
 
 
-def _apex_keys(origin: str, origin_key: tuple, keys: list[SigningKey], ttl: int
-               ) -> list[RRsetData]:
-    """DNSKEY, and CDS/CDNSKEY (RFC 8078) for the SEP keys the parent should point at."""
+def _apex_keys(origin: str, origin_key: tuple, keys: list[SigningKey], ttl: int,
+               delete_ds: bool) -> list[RRsetData]:
+    """DNSKEY, and CDS/CDNSKEY (RFC 8078) for the SEP keys the parent should point at — every
+    one, so during a KSK rollover both the old and the new; or the delete records."""
     apex = dns.name.from_text(origin)
     sep = [k.dnskey for k in keys if k.flags & 1]
-    made = []
-    for rdtype, rdatas in ((dns.rdatatype.DNSKEY, [k.dnskey for k in keys]),
-                           (dns.rdatatype.CDS, [cds_of(ds_of(apex, d)) for d in sep]),
-                           (dns.rdatatype.CDNSKEY, [cdnskey_of(d) for d in sep])):
-        made.append(RRsetData(origin, origin_key, rdtype, ttl,
-                              tuple(r.to_text() for r in rdatas)))
+    made = [RRsetData(origin, origin_key, dns.rdatatype.DNSKEY, ttl,
+                      tuple(k.dnskey.to_text() for k in keys))]
+    if delete_ds:
+        cds, cdnskey = (DELETE_CDS,), (DELETE_CDNSKEY,)
+    else:
+        cds = tuple(cds_of(ds_of(apex, d)).to_text() for d in sep)
+        cdnskey = tuple(cdnskey_of(d).to_text() for d in sep)
+    for rdtype, texts in ((dns.rdatatype.CDS, cds), (dns.rdatatype.CDNSKEY, cdnskey)):
+        made.append(RRsetData(origin, origin_key, rdtype, ttl, texts))
     return made
 
 
