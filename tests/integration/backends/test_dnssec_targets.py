@@ -167,7 +167,14 @@ def test_the_secondary_serves_the_signed_zone_then_the_unsigned_one(
         assert any(r.rdtype == dns.rdatatype.RRSIG and dns.rdatatype.to_text(r.covers) == nsec
                    for r in referral.authority), "the proof is not signed"
 
-        set_dnssec(client, url, enabled=False)
+        # Going insecure takes two steps (RFC 8078 delete records first, README): the second
+        # confirms the parent dropped the DS, and only then is the zone served unsigned.
+        assert set_dnssec(client, url, enabled=False)["state"] == "DISABLING"
+        wait_status(client, f"{url}/dnssec", "ACTIVE", timeout=30)
+        cds = ask(port, name, "CDS").answer
+        assert [rd.to_text() for rrset in cds if rrset.rdtype == dns.rdatatype.CDS
+                for rd in rrset] == ["0 0 0 00"], cds
+        assert set_dnssec(client, url, enabled=False)["state"] == "UNSIGNED"
         wait_status(client, f"{url}/dnssec", "ACTIVE", timeout=30)
         serial = client.get(url).json()["serial"]
         assert ask(port, name, "SOA").answer[0][0].serial == serial
