@@ -1,4 +1,4 @@
-"""Outbound DNS operations: NOTIFY, SOA polling and inbound zone transfer.
+"""Outbound DNS operations: NOTIFY, SOA polling and inbound zone transfer (``inbound``).
 
 The worker and the built-in nameserver talk to DNS servers only through these functions.  Each has
 a timeout and never raises on a DNS-level answer (an rcode is data, not an error); only "no
@@ -9,7 +9,6 @@ thing to a caller: the peer is unreachable, try again later).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 from dataclasses import dataclass
 from typing import Any
@@ -23,9 +22,9 @@ import dns.opcode
 import dns.rcode
 import dns.rdataclass
 import dns.rdatatype
-import dns.rrset
-import dns.xfr
 import dns.zone
+
+from openkeel_designate.dnswire import inbound
 
 
 class DnsTimeout(TimeoutError):
@@ -144,82 +143,16 @@ async def axfr(
     lifetime: float | None = None,
 ) -> dns.zone.Zone:
     """Transfer the whole zone from ``host:port`` over TCP into a fresh ``dns.zone.Zone``
-    (absolute owner names: ``relativize=False``).
+    (absolute owner names: ``relativize=False``), parsed in slices of the event loop
+    (``inbound``).
 
     ``timeout`` bounds the wait for each message, ``lifetime`` (default 10 × timeout) the whole
     transfer.  A refusal, a bad stream or a timeout raises (``DnsTimeout`` /
     ``DnsTransferError``), so the caller keeps serving what it had.
-
-    The stream is checked as dnspython's inbound transfer checks an AXFR (NOERROR, the query's
-    id and question, an opening SOA for the zone, nothing after the closing SOA equal to it, out
-    of zone names ignored), but the zone is built directly from each message's RRsets rather
-    than through a zone transaction per RRset: for 100,000 records that took most of a minute of
-    the event loop (the loop that also serves mdns, DNS and the API), now a few seconds, one
-    message (~0.1 s at most) at a time.
     """
     origin = _name(zone_name)
-    where = f"transfer of {origin} from {host}:{port}"
-    try:
-        return await asyncio.wait_for(_axfr(origin, host, port, timeout),
-                                      lifetime if lifetime is not None else timeout * 10)
-    except TimeoutError as exc:
-        raise DnsTimeout(f"{where} timed out") from exc
-    except (dns.exception.DNSException, EOFError, ValueError) as exc:
-        raise DnsTransferError(f"{where}: {exc!r}") from exc
-
-
-async def _axfr(origin: dns.name.Name, host: str, port: int, timeout: float) -> dns.zone.Zone:
-    query = dns.message.make_query(origin, dns.rdatatype.AXFR)
-    wire = query.to_wire()
-    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
-    try:
-        writer.write(len(wire).to_bytes(2, "big") + wire)
-        zone = dns.zone.Zone(origin, relativize=False)
-        nodes = zone.nodes
-        opening: dns.rrset.RRset | None = None
-        done = False
-        while not done:
-            length = int.from_bytes(await asyncio.wait_for(reader.readexactly(2), timeout), "big")
-            data = await asyncio.wait_for(reader.readexactly(length), timeout)
-            message = dns.message.from_wire(data, xfr=True, origin=None, multi=True)
-            if message.rcode() != dns.rcode.NOERROR:
-                raise dns.xfr.TransferError(message.rcode())
-            if message.id != query.id:
-                raise dns.exception.FormError("answer to another query")
-            if message.question and (message.question[0].name != origin
-                                     or message.question[0].rdtype != dns.rdatatype.AXFR):
-                raise dns.exception.FormError("wrong question")
-            answers = message.answer
-            if opening is None:
-                if not answers or answers[0].name != origin \
-                        or answers[0].rdtype != dns.rdatatype.SOA:
-                    raise dns.exception.FormError("first RRset is not the zone's SOA")
-                opening, answers = answers[0], answers[1:]
-            for rrset in answers:
-                if done:
-                    raise dns.exception.FormError("answers after final SOA")
-                name = rrset.name
-                if rrset.rdtype == dns.rdatatype.SOA and name == origin:
-                    if rrset != opening:
-                        raise dns.exception.FormError("unexpected origin SOA in AXFR")
-                    node = nodes.get(name)
-                    if node is None:
-                        node = nodes[name] = zone.node_factory()
-                    node.replace_rdataset(rrset.to_rdataset())
-                    done = True
-                    continue
-                if not name.is_subdomain(origin):
-                    continue  # glue outside the zone: ignored, as dnspython does
-                node = nodes.get(name)
-                if node is None:
-                    node = nodes[name] = zone.node_factory()
-                node.find_rdataset(rrset.rdclass, rrset.rdtype, rrset.covers,
-                                   create=True).union_update(rrset)
-        return zone
-    finally:
-        writer.close()
-        with contextlib.suppress(OSError):
-            await writer.wait_closed()
+    return await _transfer(origin, host, port, timeout, lifetime, None,
+                           f"transfer of {origin} from {host}:{port}")
 
 
 async def ixfr(
@@ -229,27 +162,24 @@ async def ixfr(
     *,
     timeout: float = 10.0,
     lifetime: float | None = None,
-) -> int:
-    """Bring ``zone`` up to the master's serial by IXFR (RFC 1995) from its own SOA serial;
-    returns the new serial.
-
-    The changes are applied in one dnspython transaction that swaps the zone's nodes on commit,
-    so readers never see half a difference; a master answering AXFR-style replaces the content.
-    A difference that does not apply exactly (deleting what is not there) raises
-    ``DnsTransferError`` with the zone untouched — the caller then transfers it whole.
+) -> dns.zone.Zone:
+    """``zone`` brought up to the master's serial by IXFR (RFC 1995) from its own SOA serial,
+    as a new zone object: ``zone`` itself is never changed (it may be the one being served),
+    so the caller swaps the result in whole.  A master answering AXFR-style replaces the
+    content.  A difference that does not apply exactly (deleting what is not there) raises
+    ``DnsTransferError`` — the caller then transfers the zone whole.
     """
-    query, _ = dns.xfr.make_query(zone, serial=0)
+    return await _transfer(zone.origin, host, port, timeout, lifetime, zone,
+                           f"IXFR of {zone.origin} from {host}:{port}")
+
+
+async def _transfer(origin: dns.name.Name, host: str, port: int, timeout: float,
+                    lifetime: float | None, base: dns.zone.Zone | None,
+                    where: str) -> dns.zone.Zone:
     try:
-        await dns.asyncquery.inbound_xfr(
-            host,
-            zone,
-            query,
-            port=port,
-            timeout=timeout,
-            lifetime=lifetime if lifetime is not None else timeout * 10,
-        )
-    except dns.exception.Timeout as exc:
-        raise DnsTimeout(f"IXFR of {zone.origin} from {host}:{port} timed out") from exc
+        return await asyncio.wait_for(inbound.transfer(origin, host, port, timeout, base),
+                                      lifetime if lifetime is not None else timeout * 10)
+    except TimeoutError as exc:
+        raise DnsTimeout(f"{where} timed out") from exc
     except (dns.exception.DNSException, EOFError, ValueError) as exc:
-        raise DnsTransferError(f"IXFR of {zone.origin} from {host}:{port}: {exc!r}") from exc
-    return int(zone.get_rdataset(zone.origin, dns.rdatatype.SOA)[0].serial)
+        raise DnsTransferError(f"{where}: {exc!r}") from exc

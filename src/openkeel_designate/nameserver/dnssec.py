@@ -3,9 +3,9 @@
 The nameserver never signs: mdns hands it zones already signed (DNSKEY, RRSIG, NSEC or NSEC3),
 and an answer to a query with the DO bit picks from them what RFC 4035 §3.1.3 (NSEC) and RFC 5155
 §7.2 (NSEC3) ask for each kind of answer.  Finding the record that covers a name must not walk
-the zone per query, so each served zone version gets one ``Chain``, built once when the zone is
-put in service: the NSEC owners in canonical order (RFC 4034 §6.1, which is how dnspython orders
-names), or the NSEC3 hashes of the chain NSEC3PARAM names, sorted; both searched by bisection.
+the zone per query, so each served zone version gets one ``Chain``, built once (in slices of
+the event loop) when the zone is put in service: the NSEC owners in canonical order (RFC 4034
+§6.1, which is how dnspython orders names), or the NSEC3 hashes of the chain NSEC3PARAM names, sorted; both searched by bisection.
 
 Each proof is a list of owner names (of the NSEC or NSEC3 records to return, with their RRSIGs);
 the caller takes the records from the zone.  An owner may appear twice (one NSEC both covers the
@@ -24,6 +24,8 @@ import dns.name
 import dns.rdataclass
 import dns.rdatatype
 import dns.zone
+
+from openkeel_designate import slices
 
 WILDCARD = dns.name.Name((b"*",))
 _HIDDEN = (dns.rdatatype.NSEC3, dns.rdatatype.RRSIG)
@@ -137,23 +139,36 @@ class Nsec3Chain(Chain):
                 + self.matching(WILDCARD.concatenate(encloser)))
 
 
-def chain_of(zone: dns.zone.Zone) -> Chain | None:
+def chain_of(zone: dns.zone.Zone) -> slices.Work[Chain | None]:
     """The zone's denial chain; None for an unsigned zone (no DNSKEY at the apex) or one
-    without NSEC/NSEC3 records (answered as unsigned: nothing could prove a negative)."""
+    without NSEC/NSEC3 records (answered as unsigned: nothing could prove a negative).
+
+    In steps (``slices``): the walk and the sort of a large zone would otherwise hold the event
+    loop for a large part of a second."""
     origin = zone.origin
     if zone.get_rdataset(origin, dns.rdatatype.DNSKEY) is None:
         return None
     param = zone.get_rdataset(origin, dns.rdatatype.NSEC3PARAM)
     if param is not None:
-        return _nsec3_chain(zone, param[0])
-    owners = sorted(name for name, node in zone.nodes.items()
-                    if node.get_rdataset(dns.rdataclass.IN, dns.rdatatype.NSEC) is not None)
+        return (yield from _nsec3_chain(zone, param[0]))
+    owners = []
+    for name, node in zone.nodes.items():
+        if node.get_rdataset(dns.rdataclass.IN, dns.rdatatype.NSEC) is not None:
+            owners.append(name)
+        yield
+    owners = yield from slices.sort(owners, key=canonical_key)
     return NsecChain(tuple(owners)) if owners else None
 
 
-def _nsec3_chain(zone: dns.zone.Zone, param) -> Nsec3Chain | None:
+def canonical_key(name: dns.name.Name) -> tuple[bytes, ...]:
+    """A sort key giving RFC 4034 §6.1 order (dnspython's order of names), compared in C."""
+    return tuple(label.lower() for label in reversed(name.labels))
+
+
+def _nsec3_chain(zone: dns.zone.Zone, param) -> slices.Work[Nsec3Chain | None]:
     owners: dict[bytes, dns.name.Name] = {}
     for name, node in zone.nodes.items():
+        yield
         rdataset = node.get_rdataset(dns.rdataclass.IN, dns.rdatatype.NSEC3)
         if rdataset is None or len(name) != len(zone.origin) + 1:
             continue
@@ -163,17 +178,20 @@ def _nsec3_chain(zone: dns.zone.Zone, param) -> Nsec3Chain | None:
             owners[base64.b32hexdecode(name.labels[0].upper())] = name
     if not owners:
         return None
+    hashes = yield from slices.sort(owners, key=bytes)
     return Nsec3Chain(zone.origin, param.algorithm, param.iterations, param.salt,
-                      tuple(sorted(owners)), owners)
+                      tuple(hashes), owners)
 
 
-def hidden_names(zone: dns.zone.Zone, chain: Chain | None) -> frozenset[dns.name.Name]:
+def hidden_names(zone: dns.zone.Zone,
+                 chain: Chain | None) -> slices.Work[frozenset[dns.name.Name]]:
     """Owners of the NSEC3 chain that hold nothing else: RFC 5155 §7.2.8 — not names of the
     zone for lookups, so a query for one is answered as for any name that does not exist."""
     if not isinstance(chain, Nsec3Chain):
         return frozenset()
     hidden = set()
     for name in chain.owners.values():
+        yield
         if all(rdataset.rdtype in _HIDDEN for rdataset in zone.nodes[name].rdatasets):
             hidden.add(name)
     return frozenset(hidden)

@@ -4,7 +4,9 @@ A refresh asks a master for the SOA: NO_ZONE means the zone was deleted there (m
 being deleted), so it is dropped here too; a newer serial (RFC 1982) means an IXFR from the served
 serial (mdns answers with the difference, so a one-record change to a large zone moves one record),
 falling back to a full transfer when the difference does not apply; an unknown zone means a full
-transfer.  Either way the new content is swapped in atomically.  Refreshes of one zone never overlap: a NOTIFY arriving
+transfer.  Either way the new version is a new zone object, parsed and indexed in slices of the
+event loop (``dnswire.inbound``, ``ZoneStore.put``) while the old one keeps answering, then
+swapped in by one assignment.  Refreshes of one zone never overlap: a NOTIFY arriving
 during a transfer only marks the zone for one more check afterwards, so a burst of NOTIFYs costs
 one or two transfers, not one each.  Without NOTIFY, each zone is re-checked at its SOA refresh
 interval (SOA retry after a failure).
@@ -118,16 +120,17 @@ class Refresher:
         return False
 
     async def _incremental(self, zone: dns.zone.Zone, host: str, port: int) -> bool:
-        """IXFR into the served zone; False (zone untouched) means: transfer it whole."""
+        """IXFR from the served zone to a new version; False (nothing swapped) means: transfer
+        it whole."""
         try:
-            serial = await ixfr(zone, host, port, timeout=self.xfr_timeout)
+            updated = await ixfr(zone, host, port, timeout=self.xfr_timeout)
         except (OSError, DnsTransferError) as exc:
             log.info("IXFR of %s from %s:%s failed (%s); trying AXFR", zone.origin, host, port,
                      exc)
             return False
-        await self.store.put(zone)
-        log.info("zone %s updated to serial %s by IXFR from %s:%s", zone.origin, serial, host,
-                 port)
+        served = await self.store.put(updated)
+        log.info("zone %s updated to serial %s by IXFR from %s:%s", zone.origin, served.serial,
+                 host, port)
         return True
 
     def _ordered(self, prefer: Master | None) -> list[Master]:
