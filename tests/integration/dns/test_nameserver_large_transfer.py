@@ -1,0 +1,154 @@
+"""A large zone transferred into the built-in nameserver shares the event loop (issue 11).
+
+The master here hands out messages rendered before the measurement starts, so everything the
+loop does during the load is the nameserver's own work (reading, parsing, indexing, swapping).
+Nothing is timed: a ticker task notes, at each of its turns on the loop, how many A records
+had been parsed so far (dnspython's record parser is wrapped to count them) and which version
+was served; a querier asks the nameserver over UDP throughout, checking which version answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import dns.asyncquery
+import dns.flags
+import dns.message
+import dns.name
+import dns.rcode
+import dns.rdata
+import dns.rdatatype
+import dns.rrset
+import pytest
+
+from openkeel_designate.mdns.transport import DnsListener
+from openkeel_designate.nameserver.server import BuiltinNameserver
+
+ZONE = dns.name.from_text("large.example.")
+PROBE = dns.name.from_text("probe.large.example.")
+RECORDS = 50_000
+PER_MESSAGE = 2_000  # A records per message: ~50 KB, near the 64 KiB a message may hold
+# Records parsed at most between two turns of the loop.  Parsing a message in one call (as
+# dnspython does) parses PER_MESSAGE; a slice of a few ms parses a few hundred at most.
+MAX_PARSED_PER_TURN = PER_MESSAGE // 4
+# Turns of the loop at least while the new version's indexes are built (all parsed, old
+# version still served); built in one piece they would leave only the connection's close.
+MIN_INDEX_TURNS = 10
+
+
+def _soa(serial: int) -> dns.rrset.RRset:
+    return dns.rrset.from_text(ZONE, 300, "IN", "SOA",
+                               f"ns1.{ZONE} hostmaster.{ZONE} {serial} 3600 600 86400 60")
+
+
+def _version(serial: int, probe: str, count: int) -> list[bytes]:
+    """The AXFR of one version, as wire messages (id 0: patched per query)."""
+    query = dns.message.make_query(ZONE, dns.rdatatype.AXFR)
+    rrsets = [_soa(serial), dns.rrset.from_text(ZONE, 300, "IN", "NS", f"ns1.{ZONE}"),
+              dns.rrset.from_text(PROBE, 300, "IN", "A", probe)]
+    rrsets += [dns.rrset.from_text(f"h{i}.{ZONE}", 300, "IN", "A",
+                                   f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}")
+               for i in range(count)]
+    rrsets.append(_soa(serial))
+    messages = []
+    for start in range(0, len(rrsets), PER_MESSAGE):
+        response = dns.message.make_response(query)
+        response.flags |= dns.flags.AA
+        response.answer.extend(rrsets[start:start + PER_MESSAGE])
+        messages.append(response.to_wire())
+    return messages
+
+
+class PrerenderedMaster:
+    """SOA over UDP and AXFR over TCP of the current version, from wire rendered in advance."""
+
+    def __init__(self) -> None:
+        self.versions: dict[int, list[bytes]] = {}
+        self.serial = 0
+        self.listener = DnsListener([("127.0.0.1", 0)], self.handle, name="test-master")
+
+    async def handle(self, wire: bytes, peer: tuple[str, int], tcp: bool) -> list[bytes]:
+        query = dns.message.from_wire(wire)
+        if query.question[0].rdtype == dns.rdatatype.AXFR and tcp:
+            ident = wire[:2]
+            return [ident + message[2:] for message in self.versions[self.serial]]
+        response = dns.message.make_response(query)
+        response.flags |= dns.flags.AA
+        if query.question[0].rdtype == dns.rdatatype.SOA:
+            response.answer.append(_soa(self.serial))
+        else:
+            response.set_rcode(dns.rcode.REFUSED)
+        return [response.to_wire()]
+
+
+@pytest.fixture
+async def master():
+    primary = PrerenderedMaster()
+    primary.versions[1] = _version(1, "192.0.2.1", 10)
+    primary.versions[2] = _version(2, "192.0.2.2", RECORDS)
+    await primary.listener.start()
+    yield primary
+    await primary.listener.stop()
+
+
+async def test_large_transfer_interleaves_and_swaps_whole(master, monkeypatch) -> None:
+    nameserver = BuiltinNameserver([("127.0.0.1", 0)], master.listener.bound,
+                                   xfr_timeout=60.0)
+    await nameserver.start()
+    try:
+        master.serial = 1
+        assert await nameserver.refresher.refresh(ZONE)
+        host, port = nameserver.bound[0]
+        master.serial = 2
+        parsed = 0
+        parser = dns.rdata.from_wire_parser
+
+        def counting(rdclass, rdtype, *args, **kwargs):
+            nonlocal parsed
+            parsed += rdtype == dns.rdatatype.A
+            return parser(rdclass, rdtype, *args, **kwargs)
+
+        monkeypatch.setattr(dns.rdata, "from_wire_parser", counting)
+        turns: list[tuple[int, int]] = []  # (A records of the transfer parsed, serial served)
+        answers: list[tuple[str, bool]] = []  # (probe address, load finished when asked)
+        loaded = False
+
+        async def ticker() -> None:
+            while not loaded:
+                # the querier's answers (one A each) are parsed on this loop too
+                turns.append((parsed - len(answers), nameserver.store.get(ZONE).serial))
+                await asyncio.sleep(0)
+
+        async def querier() -> None:
+            while not loaded:
+                finished = loaded
+                query = dns.message.make_query(PROBE, dns.rdatatype.A)
+                response = await dns.asyncquery.udp(query, host, port=port, timeout=10)
+                answers.append((response.answer[0][0].address, finished))
+                await asyncio.sleep(0.001)
+
+        tasks = [asyncio.ensure_future(ticker()), asyncio.ensure_future(querier())]
+        await asyncio.sleep(0)
+        assert await nameserver.refresher.refresh(ZONE)
+        loaded = True
+        await asyncio.gather(*tasks)
+        after = await dns.asyncquery.udp(dns.message.make_query(PROBE, dns.rdatatype.A), host,
+                                         port=port, timeout=10)
+    finally:
+        await nameserver.stop()
+
+    gaps = [later[0] - earlier[0] for earlier, later in zip(turns, turns[1:])]
+    index_turns = sum(1 for count, serial in turns if count == RECORDS + 1 and serial == 1)
+    print(f"loop turns during the load: {len(turns)}, most records parsed between two: "
+          f"{max(gaps)}, turns while indexing: {index_turns}, probe answers: {len(answers)}")
+    assert max(gaps) <= MAX_PARSED_PER_TURN
+    assert index_turns >= MIN_INDEX_TURNS
+    during = [address for address, finished in answers if not finished]
+    assert during and during[0] == "192.0.2.1"  # the old version answered during the load
+    # once the new version answers, the old one never does again: one swap, whole
+    first_new = during.index("192.0.2.2") if "192.0.2.2" in during else len(during)
+    assert set(during[first_new:]) <= {"192.0.2.2"}
+    assert set(during) <= {"192.0.2.1", "192.0.2.2"}
+    assert after.answer[0][0].address == "192.0.2.2"
+    served = nameserver.store.get(ZONE)
+    assert served.serial == 2 and len(served.zone.nodes) == RECORDS + 2
