@@ -12,17 +12,15 @@ from __future__ import annotations
 import asyncio
 
 import dns.asyncquery
-import dns.flags
 import dns.message
 import dns.name
-import dns.rcode
 import dns.rdata
 import dns.rdatatype
 import dns.rrset
 import pytest
 
-from openkeel_designate.mdns.transport import DnsListener
 from openkeel_designate.nameserver.server import BuiltinNameserver
+from support.prerendered_master import PrerenderedMaster
 
 ZONE = dns.name.from_text("large.example.")
 PROBE = dns.name.from_text("probe.large.example.")
@@ -41,65 +39,33 @@ def _soa(serial: int) -> dns.rrset.RRset:
                                f"ns1.{ZONE} hostmaster.{ZONE} {serial} 3600 600 86400 60")
 
 
-def _version(serial: int, probe: str, count: int) -> list[bytes]:
-    """The AXFR of one version, as wire messages (id 0: patched per query)."""
-    query = dns.message.make_query(ZONE, dns.rdatatype.AXFR)
+def _version(serial: int, probe: str, count: int) -> list[dns.rrset.RRset]:
     rrsets = [_soa(serial), dns.rrset.from_text(ZONE, 300, "IN", "NS", f"ns1.{ZONE}"),
               dns.rrset.from_text(PROBE, 300, "IN", "A", probe)]
     rrsets += [dns.rrset.from_text(f"h{i}.{ZONE}", 300, "IN", "A",
                                    f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}")
                for i in range(count)]
-    rrsets.append(_soa(serial))
-    messages = []
-    for start in range(0, len(rrsets), PER_MESSAGE):
-        response = dns.message.make_response(query)
-        response.flags |= dns.flags.AA
-        response.answer.extend(rrsets[start:start + PER_MESSAGE])
-        messages.append(response.to_wire())
-    return messages
-
-
-class PrerenderedMaster:
-    """SOA over UDP and AXFR over TCP of the current version, from wire rendered in advance."""
-
-    def __init__(self) -> None:
-        self.versions: dict[int, list[bytes]] = {}
-        self.serial = 0
-        self.listener = DnsListener([("127.0.0.1", 0)], self.handle, name="test-master")
-
-    async def handle(self, wire: bytes, peer: tuple[str, int], tcp: bool) -> list[bytes]:
-        query = dns.message.from_wire(wire)
-        if query.question[0].rdtype == dns.rdatatype.AXFR and tcp:
-            ident = wire[:2]
-            return [ident + message[2:] for message in self.versions[self.serial]]
-        response = dns.message.make_response(query)
-        response.flags |= dns.flags.AA
-        if query.question[0].rdtype == dns.rdatatype.SOA:
-            response.answer.append(_soa(self.serial))
-        else:
-            response.set_rcode(dns.rcode.REFUSED)
-        return [response.to_wire()]
+    return rrsets + [_soa(serial)]
 
 
 @pytest.fixture
 async def master():
     primary = PrerenderedMaster()
-    primary.versions[1] = _version(1, "192.0.2.1", 10)
-    primary.versions[2] = _version(2, "192.0.2.2", RECORDS)
-    await primary.listener.start()
-    yield primary
-    await primary.listener.stop()
+    primary.add(ZONE, 1, _version(1, "192.0.2.1", 10), PER_MESSAGE)
+    primary.add(ZONE, 2, _version(2, "192.0.2.2", RECORDS), PER_MESSAGE)
+    async with primary:
+        yield primary
 
 
 async def test_large_transfer_interleaves_and_swaps_whole(master, monkeypatch) -> None:
-    nameserver = BuiltinNameserver([("127.0.0.1", 0)], master.listener.bound,
+    nameserver = BuiltinNameserver([("127.0.0.1", 0)], master.bound,
                                    xfr_timeout=60.0)
     await nameserver.start()
     try:
-        master.serial = 1
+        master.serials[ZONE] = 1
         assert await nameserver.refresher.refresh(ZONE)
         host, port = nameserver.bound[0]
-        master.serial = 2
+        master.serials[ZONE] = 2
         parsed = 0
         parser = dns.rdata.from_wire_parser
 

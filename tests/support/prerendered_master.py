@@ -1,0 +1,88 @@
+"""A master whose AXFR answers are rendered before they are asked for.
+
+Used where the event loop's work during a transfer must be the receiver's alone (the nameserver
+test of a large transfer, ``bench/nameserver_refresh.py``): serving a version costs the master
+one header patch per message.  SOA over UDP or TCP, AXFR over TCP, of ``serial``'s version.
+"""
+
+from __future__ import annotations
+
+import dns.flags
+import dns.message
+import dns.name
+import dns.rcode
+import dns.rdatatype
+import dns.rrset
+import dns.zone
+
+from openkeel_designate.mdns.transport import DnsListener
+
+
+def render(origin: dns.name.Name, rrsets: list[dns.rrset.RRset],
+           per_message: int = 1000) -> list[bytes]:
+    """``rrsets`` (SOA first and last) as AXFR answer messages with id 0."""
+    query = dns.message.make_query(origin, dns.rdatatype.AXFR)
+    messages = []
+    for start in range(0, len(rrsets), per_message):
+        response = dns.message.make_response(query)
+        response.flags |= dns.flags.AA
+        response.answer.extend(rrsets[start:start + per_message])
+        messages.append(response.to_wire(max_size=65535))
+    return messages
+
+
+def zone_rrsets(zone: dns.zone.Zone) -> list[dns.rrset.RRset]:
+    """A zone's RRsets in AXFR order: SOA, the others, SOA."""
+    soa = None
+    others = []
+    for name, rdataset in zone.iterate_rdatasets():
+        rrset = dns.rrset.RRset(name, rdataset.rdclass, rdataset.rdtype, rdataset.covers)
+        rrset.update(rdataset)
+        if name == zone.origin and rdataset.rdtype == dns.rdatatype.SOA:
+            soa = rrset
+        else:
+            others.append(rrset)
+    assert soa is not None
+    return [soa, *others, soa]
+
+
+class PrerenderedMaster:
+    """``versions[(origin, serial)]``: rendered messages; ``serials[origin]``: the current."""
+
+    def __init__(self) -> None:
+        self.versions: dict[tuple[dns.name.Name, int], list[bytes]] = {}
+        self.soas: dict[tuple[dns.name.Name, int], dns.rrset.RRset] = {}
+        self.serials: dict[dns.name.Name, int] = {}
+        self.listener = DnsListener([("127.0.0.1", 0)], self.handle, name="prerendered-master")
+
+    def add(self, origin: dns.name.Name, serial: int, rrsets: list[dns.rrset.RRset],
+            per_message: int = 1000) -> None:
+        self.versions[(origin, serial)] = render(origin, rrsets, per_message)
+        self.soas[(origin, serial)] = rrsets[0]
+
+    @property
+    def bound(self) -> list[tuple[str, int]]:
+        return self.listener.bound
+
+    async def __aenter__(self) -> PrerenderedMaster:
+        await self.listener.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.listener.stop()
+
+    async def handle(self, wire: bytes, peer: tuple[str, int], tcp: bool) -> list[bytes]:
+        query = dns.message.from_wire(wire)
+        question = query.question[0]
+        serial = self.serials.get(question.name)
+        response = dns.message.make_response(query)
+        response.flags |= dns.flags.AA
+        if serial is None:
+            response.set_rcode(dns.rcode.REFUSED)
+        elif question.rdtype == dns.rdatatype.AXFR and tcp:
+            return [wire[:2] + message[2:] for message in self.versions[(question.name, serial)]]
+        elif question.rdtype == dns.rdatatype.SOA:
+            response.answer.append(self.soas[(question.name, serial)])
+        else:
+            response.set_rcode(dns.rcode.REFUSED)
+        return [response.to_wire()]
