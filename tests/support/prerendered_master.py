@@ -7,6 +7,8 @@ one header patch per message.  SOA over UDP or TCP, AXFR over TCP, of ``serial``
 
 from __future__ import annotations
 
+import io
+
 import dns.flags
 import dns.message
 import dns.name
@@ -20,15 +22,34 @@ from openkeel_designate.mdns.transport import DnsListener
 
 def render(origin: dns.name.Name, rrsets: list[dns.rrset.RRset],
            per_message: int = 1000) -> list[bytes]:
-    """``rrsets`` (SOA first and last) as AXFR answer messages with id 0."""
+    """``rrsets`` (SOA first and last) as AXFR answer messages with id 0: ``per_message``
+    RRsets a message, fewer when their uncompressed size would pass 60,000 bytes."""
     query = dns.message.make_query(origin, dns.rdatatype.AXFR)
-    messages = []
-    for start in range(0, len(rrsets), per_message):
+    messages: list[bytes] = []
+    batch: list[dns.rrset.RRset] = []
+    size = 0
+
+    def flush() -> None:
         response = dns.message.make_response(query)
         response.flags |= dns.flags.AA
-        response.answer.extend(rrsets[start:start + per_message])
+        response.answer.extend(batch)
         messages.append(response.to_wire(max_size=65535))
+
+    for rrset in rrsets:
+        length = _size(rrset)
+        if batch and (len(batch) == per_message or size + length > 60_000):
+            flush()
+            batch, size = [], 0
+        batch.append(rrset)
+        size += length
+    flush()
     return messages
+
+
+def _size(rrset: dns.rrset.RRset) -> int:
+    output = io.BytesIO()
+    rrset.to_wire(output)
+    return output.tell()
 
 
 def zone_rrsets(zone: dns.zone.Zone) -> list[dns.rrset.RRset]:

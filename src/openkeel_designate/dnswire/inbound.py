@@ -116,6 +116,7 @@ class _Receiver:
         self.base = base
         self.serial = _serial(base) if base is not None else None
         self.zone = dns.zone.Zone(origin, relativize=False)
+        self.depth = len(origin)  # the labels compared first: most names spell the origin alike
         self.owned: set[dns.name.Name] | None = None  # IXFR: nodes cloned from ``base``
         self.opening: tuple[int, dns.rdata.Rdata] | None = None  # TTL, SOA
         self.expecting_soa = False  # IXFR: a second SOA tells incremental from AXFR-style
@@ -160,7 +161,7 @@ class _Receiver:
             self.expecting_soa = False
             self.owned = None
             self.zone.nodes = {}
-        if not name.is_subdomain(self.origin):
+        if name.labels[-self.depth:] != self.origin.labels and not name.is_subdomain(self.origin):
             return  # glue outside the zone: ignored, as dnspython does
         if self.deleting:
             node = self.node(name)
