@@ -2,7 +2,8 @@
 
 Used where the event loop's work during a transfer must be the receiver's alone (the nameserver
 test of a large transfer, ``bench/nameserver_refresh.py``): serving a version costs the master
-one header patch per message.  SOA over UDP or TCP, AXFR over TCP, of ``serial``'s version.
+one header patch per message.  SOA over UDP or TCP, AXFR (and IXFR) over TCP of the current
+version.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ class PrerenderedMaster:
         self.versions: dict[tuple[dns.name.Name, int], list[bytes]] = {}
         self.soas: dict[tuple[dns.name.Name, int], dns.rrset.RRset] = {}
         self.serials: dict[dns.name.Name, int] = {}
+        # (origin, the client's serial): IXFR answers; an IXFR not found here is answered
+        # AXFR-style
+        self.increments: dict[tuple[dns.name.Name, int], list[bytes]] = {}
         self.listener = DnsListener([("127.0.0.1", 0)], self.handle, name="prerendered-master")
 
     def add(self, origin: dns.name.Name, serial: int, rrsets: list[dns.rrset.RRset],
@@ -100,8 +104,15 @@ class PrerenderedMaster:
         response.flags |= dns.flags.AA
         if serial is None:
             response.set_rcode(dns.rcode.REFUSED)
-        elif question.rdtype == dns.rdatatype.AXFR and tcp:
-            return [wire[:2] + message[2:] for message in self.versions[(question.name, serial)]]
+        elif question.rdtype in (dns.rdatatype.AXFR, dns.rdatatype.IXFR) and tcp:
+            messages = self.versions[(question.name, serial)]
+            if question.rdtype == dns.rdatatype.IXFR and query.authority:
+                messages = self.increments.get((question.name, query.authority[0][0].serial),
+                                               messages)
+            # this query's id, and its type in the question (rendered with AXFR's)
+            at = 12 + len(question.name.to_wire())
+            qtype = question.rdtype.to_bytes(2, "big")
+            return [wire[:2] + message[2:at] + qtype + message[at + 2:] for message in messages]
         elif question.rdtype == dns.rdatatype.SOA:
             response.answer.append(self.soas[(question.name, serial)])
         else:

@@ -20,7 +20,7 @@ import dns.rrset
 import pytest
 
 from openkeel_designate.nameserver.server import BuiltinNameserver
-from support.prerendered_master import PrerenderedMaster
+from support.prerendered_master import PrerenderedMaster, render
 
 ZONE = dns.name.from_text("large.example.")
 PROBE = dns.name.from_text("probe.large.example.")
@@ -118,3 +118,46 @@ async def test_large_transfer_interleaves_and_swaps_whole(master, monkeypatch) -
     assert after.answer[0][0].address == "192.0.2.2"
     served = nameserver.store.get(ZONE)
     assert served.serial == 2 and len(served.zone.nodes) == RECORDS + 2
+
+
+def _a(name: str, address: str) -> dns.rrset.RRset:
+    return dns.rrset.from_text(f"{name}.{ZONE}", 300, "IN", "A", address)
+
+
+async def test_ixfr_makes_a_new_version_and_leaves_the_served_one_alone(master) -> None:
+    """The difference is applied to a copy: a query still holding the old version (as one in
+    flight does) sees it unchanged; a difference that does not apply means a full transfer."""
+    master.add(ZONE, 3, _version(3, "192.0.2.3", 100))
+    master.increments[(ZONE, 3)] = render(ZONE, [
+        _soa(4), _soa(3), _a("h0", "10.0.0.0"), _a("probe", "192.0.2.3"),
+        _soa(4), _a("probe", "192.0.2.4"), _a("new", "192.0.2.9"), _soa(4)])
+    master.add(ZONE, 4, _version(4, "192.0.2.40", 5))  # what an AXFR would give
+    master.increments[(ZONE, 4)] = render(ZONE, [  # deletes a record that is not there
+        _soa(5), _soa(4), _a("absent", "192.0.2.66"), _soa(5), _soa(5)])
+    master.add(ZONE, 5, _version(5, "192.0.2.5", 7))
+    nameserver = BuiltinNameserver([("127.0.0.1", 0)], master.bound)
+    await nameserver.start()
+    try:
+        master.serials[ZONE] = 3
+        assert await nameserver.refresher.refresh(ZONE)
+        old = nameserver.store.get(ZONE)
+        old_records = set(old.zone.iterate_rdatas())
+        master.serials[ZONE] = 4
+        assert await nameserver.refresher.refresh(ZONE)
+        new = nameserver.store.get(ZONE)
+        master.serials[ZONE] = 5
+        assert await nameserver.refresher.refresh(ZONE)
+        fallback = nameserver.store.get(ZONE)
+    finally:
+        await nameserver.stop()
+
+    assert set(old.zone.iterate_rdatas()) == old_records and old.serial == 3
+    assert new.serial == 4 and new.zone is not old.zone
+    assert new.zone.get_node(f"h0.{ZONE}") is None
+    assert old.zone.get_node(f"h0.{ZONE}") is not None
+    assert {r.address for r in new.zone.get_rdataset(PROBE, "A")} == {"192.0.2.4"}
+    assert {r.address for r in old.zone.get_rdataset(PROBE, "A")} == {"192.0.2.3"}
+    assert dns.name.from_text(f"new.{ZONE}") in new.names
+    assert len(new.zone.nodes) == len(old.zone.nodes)  # one name gone, one added
+    # the bad difference was refused whole; the full transfer (serial 5, 7 hosts) is served
+    assert fallback.serial == 5 and len(fallback.zone.nodes) == 7 + 2
