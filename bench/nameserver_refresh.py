@@ -11,7 +11,9 @@ process asking for a name of a small zone on the same nameserver over UDP every 
 worst and p99 round trip).  Zones: ``--records`` A records (default 100,000), and when BIND's
 ``dnssec-signzone`` is installed a zone of ``--signed`` names (default 5,000) signed with NSEC
 (~4 records a name).  The API shares this loop in the embedded server, so the loop lag is also
-the extra wait of an API call.  Nothing is asserted.
+the extra wait of an API call.  It also prints CPython's full garbage collections meanwhile:
+each one stops the process for as long as it takes to scan every object it holds (a 100,000-record
+zone is a few hundred thousand), which no slicing can split.  Nothing is asserted.
 
     .venv/bin/python bench/nameserver_refresh.py [--records 100000] [--signed 5000]
                                                  [--per-message 1000]
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import signal
 import statistics
@@ -76,6 +79,20 @@ async def lag_ticker(samples: list[float], stop: asyncio.Event, period: float = 
         samples.append(time.perf_counter() - started - period)
 
 
+def full_collections(durations: list[float]):
+    """A ``gc.callbacks`` entry noting how long each full (generation 2) collection took."""
+    started = [0.0]
+
+    def callback(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            durations.append(time.perf_counter() - started[0])
+    return callback
+
+
 def probe_main(host: str, port: int, seconds: float) -> None:
     """In a separate process: ask for the quiet zone's name until ``seconds`` passed."""
     times, failed = [], 0
@@ -104,9 +121,12 @@ async def refresh(nameserver: BuiltinNameserver, master: PrerenderedMaster,
     stop = asyncio.Event()
     ticker = asyncio.ensure_future(lag_ticker(samples, stop))
     await asyncio.sleep(0.3)
+    collections: list[float] = []
+    gc.callbacks.append(full_collections(collections))
     started = time.perf_counter()
     await nameserver.refresher.refresh(origin)
     took = time.perf_counter() - started
+    gc.callbacks.pop()
     await asyncio.sleep(0.3)
     stop.set()
     await ticker
@@ -118,6 +138,10 @@ async def refresh(nameserver: BuiltinNameserver, master: PrerenderedMaster,
     print(f"  refresh (SOA check to new version served, zone file written): {took:.2f} s")
     print(f"  loop lag: worst {max(samples) * 1000:.1f} ms, p99 "
           f"{percentile(samples, 0.99) * 1000:.1f} ms ({len(samples)} ticks)")
+    if collections:
+        print(f"  CPython full garbage collections during the refresh: {len(collections)}, "
+              f"longest {max(collections) * 1000:.0f} ms (they scan every object the process "
+              f"holds, and no slicing can split one)")
     if out.strip():
         result = json.loads(out.strip().splitlines()[-1])
         times = result["times"]
