@@ -13,6 +13,9 @@ delete CDS uses it, never a DS). The digest's length is tied to the digest types
 A DS recordset lives at a delegation point only — a name below the apex holding NS records
 (``delegation_only``): the recordset service places it; the signer then signs it as the parent's
 data while the NS beside it stays unsigned (RFC 4035 §2.2).
+
+Rendering is dnspython's DS parser (the base rule): it reads every form accepted here, and also
+the DS records a secondary zone's transfer brings, which need not follow the API's rules.
 """
 
 from __future__ import annotations
@@ -20,32 +23,28 @@ from __future__ import annotations
 import binascii
 from typing import ClassVar
 
-import dns.rdata
-import dns.rdataclass
-import dns.rdtypes.ANY.DS
-
 from openkeel_designate.domain.rrtypes.base import DOMAIN_RE, RecordType, canonical_int
 
 DIGEST_LENGTHS = {1: 40, 2: 64, 3: 64, 4: 96}  # hex digits per fixed-size digest type
 
 
-def _parse(data: str) -> tuple[int, int, int, bytes] | None:
+def _well_formed(data: str) -> bool:
     tokens = data.split()
     if len(tokens) < 4:
-        return None
+        return False
     key_tag, algorithm, digest_type = tokens[:3]
     digest = "".join(tokens[3:])
     if not (canonical_int(key_tag, 0, 65535) and canonical_int(algorithm, 1, 255)
             and canonical_int(digest_type, 1, 255)):
-        return None
+        return False
     expected = DIGEST_LENGTHS.get(int(digest_type))
     if len(digest) % 2 or (expected is not None and len(digest) != expected):
-        return None
+        return False
     try:
-        blob = binascii.unhexlify(digest)
+        binascii.unhexlify(digest)
     except (binascii.Error, ValueError):
-        return None
-    return int(key_tag), int(algorithm), int(digest_type), blob
+        return False
+    return True
 
 
 class DS(RecordType):
@@ -56,17 +55,11 @@ class DS(RecordType):
     zone_cut: ClassVar[bool] = True
 
     def is_valid(self, data: str) -> bool:
-        return isinstance(data, str) and _parse(data) is not None
+        return isinstance(data, str) and _well_formed(data)
 
     def is_valid_name(self, name: str) -> bool:
         """A delegation point's name: no wildcard (RFC 4592 §4.6)."""
         return isinstance(name, str) and bool(DOMAIN_RE.match(name))
-
-    def render(self, data: str) -> dns.rdata.Rdata:
-        parsed = _parse(data)
-        if parsed is None:
-            raise ValueError(f"not a DS record: {data!r}")
-        return dns.rdtypes.ANY.DS.DS(dns.rdataclass.IN, self.rdatatype(), *parsed)
 
 
 TYPE = DS()
