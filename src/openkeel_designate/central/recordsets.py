@@ -143,7 +143,7 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
         if names.is_within(name, child.name) and not (cut_allowed
                                                       and names.same(name, child.name)):
             raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child.name}")
-    if rrtypes.rules(rtype).exclusive and names.same(name, zone.name):
+    if record_type.exclusive and names.same(name, zone.name):
         raise errors.InvalidRecordSetLocation(
             f"{rtype} recordsets may not be created at the zone apex")
     same_name = await rs_store.names_in_zone(session, zone.id, name)
