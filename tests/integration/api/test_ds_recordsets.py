@@ -136,3 +136,21 @@ async def test_zone_files_carry_ds_at_delegations(client, with_ds, task_runner):
     failed = (await client.get(response.json()["links"]["self"], headers=A)).json()
     assert failed["status"] == "ERROR"
     assert "DS recordsets may only be created at a delegation point" in failed["message"]
+
+
+async def test_a_change_batch_delegates_with_ns_and_ds_at_once(client, with_ds):
+    zone_id = await zone(client, "batch-ds.example.")
+    url = f"/v2/zones/{zone_id}/changes"
+    name = "sub.batch-ds.example."
+    both = await client.post(url, headers=A, json={"changes": [
+        {"action": "CREATE", "name": name, "type": "NS", "records": ["ns.elsewhere.example."]},
+        {"action": "CREATE", "name": name, "type": "DS", "records": [DS]}]})
+    assert both.status_code == 202, both.text
+    ns_only = await client.post(url, headers=A, json={"changes": [
+        {"action": "DELETE", "name": name, "type": "NS"}]})
+    body = assert_error(ns_only, 400, "invalid_object")
+    assert "delete the DS recordset first" in str(body), body
+    undelegated = await client.post(url, headers=A, json={"changes": [
+        {"action": "DELETE", "name": name, "type": "DS"},
+        {"action": "DELETE", "name": name, "type": "NS"}]})
+    assert undelegated.status_code == 202, undelegated.text
