@@ -20,14 +20,11 @@ from __future__ import annotations
 import base64
 import shutil
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import dns.dnssec
 import dns.flags
 import dns.message
-import dns.name
 import dns.query
 import dns.rdatatype
 import httpx
