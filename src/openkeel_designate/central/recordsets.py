@@ -122,7 +122,7 @@ async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: st
 
 
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
-                          max_len: int, conf_types: list[str]) -> None:
+                          max_len: int, conf_types: list[str]) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
 
     Designate's own containment and child-zone tests compare the strings as written while its
@@ -132,6 +132,8 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
 
     Extension (only once DS is in ``conf_types``): the NS and DS of a child zone's delegation
     may stand at the child's apex name in the parent — the chain of trust needs them there.
+
+    Returns what was read of the zone (with the counts the quotas need: one round trip).
     """
     record_type = rrtypes.rules(rtype)
     if len(name) > max_len:
@@ -139,21 +141,21 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
     if not names.is_within(name, zone.name):
         raise errors.InvalidRecordSetLocation("RecordSet is not contained within it's parent zone")
     cut_allowed = record_type.zone_cut and rrtypes.child_cuts_enabled(conf_types)
-    for child in await zone_store.children(session, zone.id):
-        if names.is_within(name, child.name) and not (cut_allowed
-                                                      and names.same(name, child.name)):
-            raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child.name}")
+    facts = await rs_store.placement_facts(session, zone.id, name)
+    for child in facts.child_zones:
+        if names.is_within(name, child) and not (cut_allowed and names.same(name, child)):
+            raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child}")
     if record_type.exclusive and names.same(name, zone.name):
         raise errors.InvalidRecordSetLocation(
             f"{rtype} recordsets may not be created at the zone apex")
-    same_name = await rs_store.names_in_zone(session, zone.id, name)
-    alone = rrtypes.exclusive_among(rtype, [rs.type for rs in same_name])
+    alone = rrtypes.exclusive_among(rtype, facts.types_at_name)
     if alone is not None:
         raise errors.InvalidRecordSetLocation(
             f"{alone} recordsets may not share a name with any other records")
-    if any(rs.type == rtype for rs in same_name):
+    if rtype in facts.types_at_name:
         raise errors.DuplicateRecordSet("Duplicate RecordSet")
-    check_delegation_point(rtype, name, zone.name, [rs.type for rs in same_name])
+    check_delegation_point(rtype, name, zone.name, facts.types_at_name)
+    return facts
 
 
 def check_delegation_point(rtype: str, name: str, zone_name: str,
@@ -247,21 +249,18 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     svc.policy.check("create_recordset", ctx, recordset_target(zone, ctx, shared=shared))
     _check_zone_writable(zone)
     check_ttl(svc, ctx, values.get("ttl"))
-    await check_placement(session, zone, name, rtype,
-                          svc.conf["service:central"].max_recordset_name_len,
-                          svc.conf.supported_record_type)
+    facts = await check_placement(session, zone, name, rtype,
+                                  svc.conf["service:central"].max_recordset_name_len,
+                                  svc.conf.supported_record_type)
     # Two checks as in Designate: the recordset count first, then the records.
-    await quotas.enforce(svc, session, zone.tenant_id,
-                         zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
-    await quotas.enforce(
-        svc, session, zone.tenant_id,
-        zone_records=await rs_store.count_unmanaged_records(session, zone.id) + len(data),
-        recordset_records=len(data))
+    limits = await quotas.effective(svc, session, zone.tenant_id)
+    quotas.check(limits, zone_recordsets=facts.recordsets + 1)
+    quotas.check(limits, zone_records=facts.unmanaged_records + len(data),
+                 recordset_records=len(data))
     recordset = rs_store.new_recordset(zone, name, rtype, values.get("ttl"),
                                        values.get("description"), tenant_id=ctx.project_id)
-    await rs_store.insert(session, [recordset])
-    created = rs_store.add_records(
-        session, [rs_store.new_record(zone, recordset, item) for item in data])
+    created = [rs_store.new_record(zone, recordset, item) for item in data]
+    await rs_store.insert_new(session, zone, recordset, created)
     return recordset, created
 
 
