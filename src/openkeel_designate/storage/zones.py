@@ -248,12 +248,22 @@ async def is_shared_with(session: AsyncSession, zone_id: str, project_id: str | 
 
 async def replace_attributes(session: AsyncSession, zone_id: str, values: dict[str, str]) -> None:
     await session.execute(delete(ZoneAttribute).where(ZoneAttribute.zone_id == zone_id))
+    add_attributes(session, zone_id, values)
+
+
+def add_attributes(session: AsyncSession, zone_id: str, values: dict[str, str]) -> None:
+    """Attributes of a zone inserted in this transaction (it has none to replace)."""
     session.add_all(ZoneAttribute(zone_id=zone_id, key=k, value=v) for k, v in values.items())
 
 
 async def replace_masters(session: AsyncSession, zone_id: str,
                           hosts: list[tuple[str, int]]) -> None:
     await session.execute(delete(ZoneMaster).where(ZoneMaster.zone_id == zone_id))
+    add_masters(session, zone_id, hosts)
+
+
+def add_masters(session: AsyncSession, zone_id: str, hosts: list[tuple[str, int]]) -> None:
+    """Masters of a zone inserted in this transaction (it has none to replace)."""
     session.add_all(ZoneMaster(zone_id=zone_id, host=h, port=p) for h, p in hosts)
 
 
