@@ -2,7 +2,7 @@
 
 Unlike mdns, the nameserver is what resolvers ask, so it answers like any authoritative server:
 NXDOMAIN and NODATA carry the SOA (negative-caching TTL) in the authority section, CNAMEs are
-returned (and followed inside the zone), wildcards are synthesised, and NS records below the apex
+returned (and followed inside the zone; the rcode is that of the chain's last name, RFC 6604), wildcards are synthesised, and NS records below the apex
 are delegations answered with a referral.
 
 When the query sets DO and the zone arrived signed, each RRset of the answer and authority
@@ -70,7 +70,7 @@ class _Answer:
                 return
             match = self.lookup(qname)
             if match.node is None:
-                if not match.exists and not self.response.answer:
+                if not match.exists:  # RFC 6604 §2.1: the rcode is the chain's last name's
                     self.response.set_rcode(dns.rcode.NXDOMAIN)
                 self.negative(qname, match)
                 return
@@ -142,10 +142,9 @@ class _Answer:
             self.prove(lambda chain: chain.no_ds(cut))
 
     def negative(self, qname: dns.name.Name, match: _Match) -> None:
-        """NXDOMAIN or NODATA: the SOA, and with DNSSEC the records proving it.  At the end of
-        a CNAME chain the SOA only goes with DNSSEC (the proof needs its signed company)."""
-        if self.response.answer and self.chain is None:
-            return
+        """NXDOMAIN or NODATA: the SOA, and with DNSSEC the records proving it — at the end of
+        a CNAME chain too, as BIND and PowerDNS answer it (RFC 6604: a resolver caches the
+        chain's negative end from that SOA)."""
         self.add_soa()
         if not match.exists and match.node is None:
             self.prove(lambda chain: chain.nxdomain(qname, match.encloser))

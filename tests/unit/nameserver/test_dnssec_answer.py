@@ -189,11 +189,16 @@ def test_an_unsigned_zone_answers_the_same_with_do() -> None:
 
 @pytest.mark.parametrize("zone", ["nsec", "nsec3"])
 def test_a_cname_to_nothing_proves_the_target_absent(zone, request) -> None:
-    """Without DO the answer is the CNAME alone, as before; with DO the target's denial
-    travels with its signed SOA, so a validator can check the end of the chain."""
+    """NXDOMAIN (RFC 6604: the rcode of the chain's last name) with the CNAME and the SOA, as
+    BIND and PowerDNS answer; with DO the target's denial travels with its signed SOA, so a
+    validator can check the end of the chain."""
     served = request.getfixturevalue(zone)
-    assert ask(served, "dangling.example.", "A", dnssec=False).authority == []
+    plain = ask(served, "dangling.example.", "A", dnssec=False)
+    assert plain.rcode() == dns.rcode.NXDOMAIN
+    assert owners(plain.answer, dns.rdatatype.CNAME) == [N("dangling.example.")]
+    assert owners(plain.authority, dns.rdatatype.SOA) == [N("example.")]
     response = ask(served, "dangling.example.", "A")
+    assert response.rcode() == dns.rcode.NXDOMAIN
     assert owners(response.answer, dns.rdatatype.CNAME) == [N("dangling.example.")]
     assert owners(response.authority, dns.rdatatype.SOA) == [N("example.")]
     assert owners(response.authority, served.chain.record_type)
