@@ -3,12 +3,16 @@
 The API, mdns and the built-in nameserver share one asyncio loop.  Some work must end up on that
 loop because its result lives there: the built-in nameserver answers from dnspython objects, so
 the records of a transferred zone have to be built in the serving process.  Building them in the
-offload pool (``offload.py``) does not help: unpickling 20,000 records of dnspython objects costs
-the loop as much as parsing their wire form (measured: 1.1 s against 0.7-3 s to parse, on a busy
-machine), and it happens in one piece.  So the work is written as a generator that ``yield``\\ s
-between small steps (a record, a name), and ``drive`` runs it, handing the loop back whenever a
-slice has run for ``SLICE`` seconds.  ``run`` drives the same generator without pausing, for the
+offload pool (``offload.py``) does not remove the stall: the result comes back as one pickle, and
+unpickling 20,000 records of dnspython objects took 1.1 s (parsing their wire form 3.1 s, on the
+busy shared machine) in one piece that cannot be split, on the loop or in the executor's thread
+holding the GIL against it.  So the work is written as a generator that ``yield``\ s between
+small steps (a record, a name), and ``drive`` runs it, handing the loop back whenever a slice
+has run for ``SLICE`` seconds.  ``run`` drives the same generator without pausing, for the
 callers that have no loop to share (start-up, tests): one way to build, two ways to wait.
+
+What slicing cannot split: CPython's full garbage collection, which scans every object the
+process holds (``bench/nameserver_refresh.py`` prints them).
 
 A step must stay small (microseconds): the slice is checked between steps, never inside one.
 """

@@ -13,8 +13,8 @@ The stream is checked as dnspython's inbound transfer checks it: NOERROR, the qu
 question, an opening SOA for the zone, nothing after the closing SOA equal to it, for an IXFR
 each deletion set starting at the serial reached so far and deletions that delete exactly (else
 ``DeleteNotExact``: the caller transfers the whole zone), names outside the zone ignored.  Why not
-the offload pool: the result must be dnspython objects in this process, and unpickling them costs
-the loop about as much as parsing the wire (``slices`` says more).
+the offload pool: the result must be dnspython objects in this process, and unpickling them is one
+long step that cannot be sliced (``slices`` says more).
 """
 
 from __future__ import annotations
