@@ -5,7 +5,8 @@ and an answer to a query with the DO bit picks from them what RFC 4035 §3.1.3 (
 §7.2 (NSEC3) ask for each kind of answer.  Finding the record that covers a name must not walk
 the zone per query, so each served zone version gets one ``Chain``, built once (in slices of
 the event loop) when the zone is put in service: the NSEC owners in canonical order (RFC 4034
-§6.1, which is how dnspython orders names), or the NSEC3 hashes of the chain NSEC3PARAM names, sorted; both searched by bisection.
+§6.1, which is how dnspython orders names), or the NSEC3 hashes of the chain NSEC3PARAM names,
+sorted; both searched by bisection.
 
 Each proof is a list of owner names (of the NSEC or NSEC3 records to return, with their RRSIGs);
 the caller takes the records from the zone.  An owner may appear twice (one NSEC both covers the
