@@ -6,7 +6,7 @@ the records of a transferred zone have to be built in the serving process.  Buil
 offload pool (``offload.py``) does not remove the stall: the result comes back as one pickle, and
 unpickling 20,000 records of dnspython objects took 1.1 s (parsing their wire form 3.1 s, on the
 busy shared machine) in one piece that cannot be split, on the loop or in the executor's thread
-holding the GIL against it.  So the work is written as a generator that ``yield``\ s between
+holding the GIL against it.  So the work is written as a generator that yields between
 small steps (a record, a name), and ``drive`` runs it, handing the loop back whenever a slice
 has run for ``SLICE`` seconds.  ``run`` drives the same generator without pausing, for the
 callers that have no loop to share (start-up, tests): one way to build, two ways to wait.
