@@ -25,7 +25,9 @@ LAYERS: dict[str, set[str]] = {
     "observability": set(),
     # the process pool for CPU-bound work (central's imports, mdns's signing): knows no zone
     "offload": set(),
-    "dnswire": {"domain"},
+    # long CPU work cut into steps that give the event loop back (nameserver's zone loads)
+    "slices": set(),
+    "dnswire": {"domain", "slices"},
     "config": {"domain"},
     "network": {"domain"},
     "storage": {"dnswire", "domain"},
@@ -37,7 +39,7 @@ LAYERS: dict[str, set[str]] = {
     "backends": {"config", "dnswire", "domain"},
     "worker": {"central", "storage", "backends", "dnswire", "domain", "observability"},
     "mdns": {"dnswire", "domain", "observability", "offload"},
-    "nameserver": {"mdns", "dnswire", "domain", "observability"},
+    "nameserver": {"mdns", "dnswire", "domain", "observability", "slices"},
     "producer": {"central", "storage", "dnswire", "domain"},
     "sink": {"central", "storage", "dnswire", "domain"},
     # the composition root: wires every role together, so it may reach them all
