@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import changes as change_store
+from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
@@ -96,6 +97,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         zone.increment_serial = False
         await _rewrite_soa(session, zone)
         await _record_history(session, zone.id, old_serial, zone.serial)
+        await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     elif zone.action == "DELETE":
         await zonehistory.forget(session, zone.id)
     elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
