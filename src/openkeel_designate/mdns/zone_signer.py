@@ -14,6 +14,9 @@ here is module state of the worker process:
   zone is then signed in full once, never wrongly.
 * ``_opened``: the zone keys opened here, so a key is unsealed once per worker, not per
   version.
+* ``_versions``: the last few signed versions, whole (by their exact input): an IXFR right
+  after the AXFR of a new version (a secondary's usual sequence: NOTIFY, SOA, IXFR) finds
+  that version signed and only re-signs the older one from ``_cache``.
 
 Signatures depend only on the RRsets, the keys and the zone's signing epoch
 (``domain/dnssec/sign.py``), so a cold worker, another worker or another mdns process makes
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections import OrderedDict
 import time
 from typing import NamedTuple
 
@@ -52,7 +56,9 @@ Record = tuple[str, str, int, str]  # owner, type mnemonic, TTL, rdata text: a s
 Made = tuple[str, str, int, str, bytes]  # … and the rdata's wire: a record signing added
 
 _OPENED_MAX = 10_000
+_VERSIONS_MAX = 4
 _cache = SignatureCache()
+_versions: OrderedDict[tuple, tuple[list["Made"], int]] = OrderedDict()
 _opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
 
 
@@ -107,6 +113,26 @@ def _identity(made: Made) -> tuple:
 
 def _signed(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedKey, ...],
             nsec3: bool, epoch: int, delete_ds: bool) -> tuple[list[Made], int]:
+    """The version's DNSSEC records and how many signatures were made for them (0 when the
+    whole version was signed here already).  The records are sorted first: what is made, and
+    in which order, depends on the version only, not on the order the database returned it
+    in or the IXFR rebuilt it in."""
+    records = sorted(records)
+    version = (zone_id, tuple(records), keys, nsec3, epoch, delete_ds)
+    kept = _versions.get(version)
+    if kept is not None:
+        _versions.move_to_end(version)
+        return kept[0], 0
+    made = _sign_version(zone_id, records, kek, keys, nsec3, epoch, delete_ds)
+    _versions[version] = made
+    while len(_versions) > _VERSIONS_MAX:
+        _versions.popitem(last=False)
+    return made
+
+
+def _sign_version(zone_id: str, records: list[Record], kek: bytes,
+                  keys: tuple[SealedKey, ...], nsec3: bool, epoch: int, delete_ds: bool
+                  ) -> tuple[list[Made], int]:
     served = [ServedRecord(*record) for record in records]
     soa = next(r for r in served if r.type == "SOA")
     opened = [_open(kek, zone_id, key) for key in keys]
