@@ -115,3 +115,24 @@ def test_result_and_errors_survive_pickling() -> None:
 ])
 def test_mailbox_to_email(rname: str, email: str) -> None:
     assert zi.mailbox_to_email(dns.name.from_text(rname).to_text(omit_final_dot=True)) == email
+
+
+DS_LINE = "IN DS 12345 13 2 " + "ab" * 32 + "\n"
+
+
+@pytest.mark.parametrize(("body", "problem"), [
+    ("sub IN NS ns.elsewhere.example.\nSUB " + DS_LINE, None),
+    ("www " + DS_LINE, "DS recordsets may only be created at a delegation point"),
+    ("@ " + DS_LINE, "DS recordsets may not be created at the zone apex"),
+])
+def test_ds_stands_only_at_delegation_points(body: str, problem: str | None) -> None:
+    listed = zi.Rules(min_ttl=0, supported_types=(*TYPES, "DS"))
+    if problem is None:
+        parsed = zi.parse(HEAD + body, listed)
+        assert [(r.name.lower(), r.type) for r in parsed.recordsets if r.type == "DS"] == [
+            ("sub.bound.example.", "DS")]
+    else:
+        with pytest.raises(zi.ZoneFileError, match=problem):
+            zi.parse(HEAD + body, listed)
+    with pytest.raises(zi.ZoneFileError, match="An undefined error occurred"):
+        zi.parse(HEAD + body, rules())  # DS unlisted: an unknown type, as in Designate

@@ -26,7 +26,11 @@ async def effective(svc: Services, session: AsyncSession, project_id: str | None
 async def enforce(svc: Services, session: AsyncSession, project_id: str | None,
                   **wanted: int) -> None:
     """Raise OverQuota when any ``resource=value`` exceeds its limit (negative = unlimited)."""
-    limits = await effective(svc, session, project_id)
+    check(await effective(svc, session, project_id), **wanted)
+
+
+def check(limits: dict[str, int], **wanted: int) -> None:
+    """``enforce`` with limits already read (several checks of one operation, one read)."""
     over = [name for name, value in wanted.items() if 0 <= limits[name] < value]
     if over:
         over.sort(key=len)

@@ -67,7 +67,9 @@ def validate(conf_types: list[str], values: dict[str, Any], rtype_name: Any,
 
 
 def supported_type(conf_types: list[str], name: Any) -> rrtypes.RecordType:
-    record_type = rrtypes.get(name) if isinstance(name, str) else None
+    """The type of a new or changed recordset. An opt-in type (DS) the operator did not list
+    is refused as unknown, the answer Designate gives for it."""
+    record_type = rrtypes.enabled(name, conf_types) if isinstance(name, str) else None
     if record_type is None:
         raise errors.InvalidObject(errors=[{
             "path": ["recordset", "type"], "message": f"'{name}' is not a valid record type",
@@ -120,31 +122,68 @@ async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: st
 
 
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
-                           max_len: int) -> None:
+                          max_len: int, conf_types: list[str]) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
 
     Designate's own containment and child-zone tests compare the strings as written while its
     database compares them case-insensitively; here every test is case-insensitive
     (``domain/names.py``): ``WWW.Example.org.`` belongs to ``example.org.``, and to its child
     zone ``Sub.example.org.`` when it is ``www.SUB.example.org.``.
+
+    Extension (only once DS is in ``conf_types``): the NS and DS of a child zone's delegation
+    may stand at the child's apex name in the parent — the chain of trust needs them there.
+
+    Returns what was read of the zone (with the counts the quotas need: one round trip).
     """
+    record_type = rrtypes.rules(rtype)
     if len(name) > max_len:
         raise errors.InvalidRecordSetName("Name too long")
     if not names.is_within(name, zone.name):
         raise errors.InvalidRecordSetLocation("RecordSet is not contained within it's parent zone")
-    for child in await zone_store.children(session, zone.id):
-        if names.is_within(name, child.name):
-            raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child.name}")
-    if rrtypes.rules(rtype).exclusive and names.same(name, zone.name):
+    cut_allowed = record_type.zone_cut and rrtypes.child_cuts_enabled(conf_types)
+    facts = await rs_store.placement_facts(session, zone.id, name)
+    for child in facts.child_zones:
+        if names.is_within(name, child) and not (cut_allowed and names.same(name, child)):
+            raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child}")
+    if record_type.exclusive and names.same(name, zone.name):
         raise errors.InvalidRecordSetLocation(
             f"{rtype} recordsets may not be created at the zone apex")
-    same_name = await rs_store.names_in_zone(session, zone.id, name)
-    alone = rrtypes.exclusive_among(rtype, [rs.type for rs in same_name])
+    alone = rrtypes.exclusive_among(rtype, facts.types_at_name)
     if alone is not None:
         raise errors.InvalidRecordSetLocation(
             f"{alone} recordsets may not share a name with any other records")
-    if any(rs.type == rtype for rs in same_name):
+    if rtype in facts.types_at_name:
         raise errors.DuplicateRecordSet("Duplicate RecordSet")
+    check_delegation_point(rtype, name, zone.name, facts.types_at_name)
+    return facts
+
+
+def check_delegation_point(rtype: str, name: str, zone_name: str,
+                           types_at_name: list[str]) -> None:
+    """A DS recordset stands only at a delegation point: below the apex (the apex's DS is
+    the parent's), beside an NS recordset. Shared by the API and zone imports."""
+    if not rrtypes.rules(rtype).delegation_only:
+        return
+    if names.same(name, zone_name):
+        raise errors.InvalidRecordSetLocation(
+            f"{rtype} recordsets may not be created at the zone apex")
+    if "NS" not in types_at_name:
+        raise errors.InvalidRecordSetLocation(
+            f"{rtype} recordsets may only be created at a delegation point "
+            "(a name with an NS recordset)")
+
+
+async def check_delegation_kept(session: AsyncSession, zone: Zone, recordset: RecordSet) -> None:
+    """The NS recordset of a delegation may not go (deleted, or emptied) while a DS recordset
+    stands beside it: the DS would be left at a name that is no delegation point."""
+    if recordset.type != "NS" or names.same(recordset.name, zone.name):
+        return
+    beside = await rs_store.names_in_zone(session, zone.id, recordset.name)
+    kept = [rs.type for rs in beside if rrtypes.rules(rs.type).delegation_only]
+    if kept:
+        raise errors.BadRequest(
+            f"The NS recordset of a delegation with a {kept[0]} recordset may not be removed: "
+            f"delete the {kept[0]} recordset first")
 
 
 def is_managed(view: RecordSetView, zone: Zone) -> bool:
@@ -210,20 +249,18 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     svc.policy.check("create_recordset", ctx, recordset_target(zone, ctx, shared=shared))
     _check_zone_writable(zone)
     check_ttl(svc, ctx, values.get("ttl"))
-    await check_placement(session, zone, name, rtype,
-                          svc.conf["service:central"].max_recordset_name_len)
+    facts = await check_placement(session, zone, name, rtype,
+                                  svc.conf["service:central"].max_recordset_name_len,
+                                  svc.conf.supported_record_type)
     # Two checks as in Designate: the recordset count first, then the records.
-    await quotas.enforce(svc, session, zone.tenant_id,
-                         zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
-    await quotas.enforce(
-        svc, session, zone.tenant_id,
-        zone_records=await rs_store.count_unmanaged_records(session, zone.id) + len(data),
-        recordset_records=len(data))
+    limits = await quotas.effective(svc, session, zone.tenant_id)
+    quotas.check(limits, zone_recordsets=facts.recordsets + 1)
+    quotas.check(limits, zone_records=facts.unmanaged_records + len(data),
+                 recordset_records=len(data))
     recordset = rs_store.new_recordset(zone, name, rtype, values.get("ttl"),
                                        values.get("description"), tenant_id=ctx.project_id)
-    await rs_store.insert(session, [recordset])
-    created = rs_store.add_records(
-        session, [rs_store.new_record(zone, recordset, item) for item in data])
+    created = [rs_store.new_record(zone, recordset, item) for item in data]
+    await rs_store.insert_new(session, zone, recordset, created)
     return recordset, created
 
 
@@ -344,6 +381,8 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
                         recordset.name, stored=True)
     else:
         data = [r.data for r in records]
+    if not data:
+        await check_delegation_kept(session, zone, recordset)
     if "ttl" in values:
         check_ttl(svc, ctx, values["ttl"])
         recordset.ttl = values["ttl"]
@@ -399,6 +438,7 @@ async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     if is_managed(RecordSetView.of(recordset, records, zone.name), zone) \
             and not ctx.edit_managed_records:
         raise errors.BadRequest("Managed records may not be deleted")
+    await check_delegation_kept(session, zone, recordset)
     for record in records:
         record.action, record.status = "DELETE", "PENDING"
     recordset.updated_at = utcnow()

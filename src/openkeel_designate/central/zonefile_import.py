@@ -41,7 +41,7 @@ import dns.zonefile
 from openkeel_designate.central import recordsets as recordset_rules
 from openkeel_designate.central import zonefile_plain
 from openkeel_designate.domain import errors
-from openkeel_designate.domain import fields
+from openkeel_designate.domain import fields, names, rrtypes
 from openkeel_designate.storage import bulk
 
 NO_ORIGIN = ("The $ORIGIN statement is required and must be the first statement in the "
@@ -300,8 +300,13 @@ def _zone(read: zonefile_plain.ReadZone, rules: Rules) -> ParsedZone:
     })
     supported = list(rules.supported_types)
     hostname, integer = fields.hostname, fields.integer()
+    # delegation points (a DS stands only beside an NS; central/recordsets.py)
+    ns_owners = {names.key(name) for name, rtype, *_ in read.rdatasets if rtype == "NS"}
     for name, rtype, rttl, records, apex in read.rdatasets:
         recordset = _recordset(name, rtype, rttl, records, rules, supported, hostname, integer)
+        if rrtypes.rules(rtype).delegation_only:
+            recordset_rules.check_delegation_point(
+                rtype, name, read.origin, ["NS"] if names.key(name) in ns_owners else [])
         if not apex:  # the SOA and apex NS are validated, then replaced by the managed ones
             result.recordsets.append(recordset)
     return result

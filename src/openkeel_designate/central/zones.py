@@ -84,7 +84,8 @@ async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]
     check_create_allowed(svc, ctx, values)
 
     async def work(session: AsyncSession) -> ZoneView:
-        return await view(session, await insert_zone(svc, session, ctx, values))
+        # A zone created in this transaction has no shares yet: no need to look.
+        return await view(session, await insert_zone(svc, session, ctx, values), shared=False)
 
     try:
         result = await svc.db.transaction(work)
@@ -138,9 +139,9 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     if ancestors:
         row["parent_zone_id"] = max(ancestors, key=lambda z: len(z.name)).id
     zone = await zone_store.insert(session, row)
-    await zone_store.replace_attributes(session, zone.id, attributes)
+    zone_store.add_attributes(session, zone.id, attributes)
     if zone_type == "SECONDARY":
-        await zone_store.replace_masters(session, zone.id, _parse_masters(values["masters"]))
+        zone_store.add_masters(session, zone.id, _parse_masters(values["masters"]))
     await records.create_managed(session, zone, [ns.hostname for ns in ns_records])
     await zone_store.reparent(session, zone)
     return zone

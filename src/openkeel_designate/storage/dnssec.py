@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
@@ -92,13 +92,12 @@ async def advance_epoch(session: AsyncSession, zone_id: str, serial: int, now: i
     Called by the worker's claim in the transaction that gives the zone its new serial, so the
     epoch and the serial change together: mdns never signs one serial with two epochs.  A new
     epoch is strictly later than the last (two changes in one second still differ)."""
-    row = (await session.execute(select(ZoneDnssec.epoch, ZoneDnssec.epoch_due)
-                                 .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
-    if row is None or not row.epoch_due:
-        return
-    epoch = now if row.epoch is None else max(now, int(row.epoch) + 1)
-    await session.execute(update(ZoneDnssec).where(ZoneDnssec.zone_id == zone_id)
-                          .values(epoch=epoch, epoch_serial=serial, epoch_due=False))
+    # one statement, no read: the claim is on every write's path
+    later = case((or_(ZoneDnssec.epoch.is_(None), ZoneDnssec.epoch < now), now),
+                 else_=ZoneDnssec.epoch + 1)
+    await session.execute(update(ZoneDnssec)
+                          .where(ZoneDnssec.zone_id == zone_id, ZoneDnssec.epoch_due.is_(True))
+                          .values(epoch=later, epoch_serial=serial, epoch_due=False))
 
 
 async def new_epoch_due(session: AsyncSession, zone_id: str) -> None:

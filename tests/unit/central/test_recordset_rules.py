@@ -64,6 +64,20 @@ def test_supported_type_tells_unknown_from_unsupported():
     assert "is not a supported record type" in unsupported.value.errors[0]["message"]
 
 
+def test_ds_unlisted_is_unknown_as_in_designate_listed_it_is_validated():
+    with pytest.raises(errors.InvalidObject) as unlisted:
+        supported_type(TYPES, "DS")
+    assert unlisted.value.errors[0] == {
+        "path": ["recordset", "type"], "message": "'DS' is not a valid record type",
+        "validator": "value", "validator_value": ["DS"]}
+    digest = "ab" * 32
+    assert validate([*TYPES, "DS"], {"records": [f"1 13 2 {digest}"]}, "DS",
+                    "child.example.org.") == [f"1 13 2 {digest}"]
+    with pytest.raises(errors.InvalidObject) as bad:
+        validate([*TYPES, "DS"], {"records": ["1 13 2 abcd"]}, "DS", "child.example.org.")
+    assert bad.value.errors[0]["message"] == "'1 13 2 abcd' is not a 'DS' Record"
+
+
 def test_check_updatable_refuses_managed_records():
     with pytest.raises(errors.BadRequest, match="Managed records may not be updated") as caught:
         check_updatable(RequestContext(project_id="p"), _view("A", managed=True))

@@ -275,3 +275,37 @@ def test_going_insecure_publishes_the_rfc8078_delete_records_and_stays_signed():
     dns.dnssec.validate(by_type(signed, dns.rdatatype.A)[www],
                         by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.A)[www], keyring,
                         now=now)
+
+
+@pytest.mark.parametrize("nsec3", [False, True])
+def test_a_secure_delegation_signs_its_ds_not_its_ns_and_lists_ds_in_the_bitmap(nsec3):
+    """RFC 4035 §2.2/§2.3: the DS at a cut is the parent's data (signed), the NS the child's
+    (unsigned); the denial record there names NS and DS (so a DS query gets no false NODATA),
+    with RRSIG only where something is signed (an unsigned cut's NS is not)."""
+    keys = make_keys("ED25519")
+    now = int(time.time())
+    signed, _ = signed_rrsets(keys, nsec3, now=now)
+    secure, insecure = n("secure.example.org."), n("sub.example.org.")
+    sigs = {(r.name, r.covers) for r in signed if r.rdtype == dns.rdatatype.RRSIG}
+    assert (secure, dns.rdatatype.DS) in sigs
+    assert (secure, dns.rdatatype.NS) not in sigs and (insecure, dns.rdatatype.NS) not in sigs
+    ds = by_type(signed, dns.rdatatype.DS)[secure]
+    ds_sig = by_type(signed, dns.rdatatype.RRSIG, dns.rdatatype.DS)[secure]
+    dns.dnssec.validate(ds, ds_sig, {APEX: by_type(signed, dns.rdatatype.DNSKEY)[APEX]}, now=now)
+    types = _denial_types(signed, nsec3)
+    assert types[secure] == {"NS", "DS", "RRSIG"} | ({"NSEC"} if not nsec3 else set())
+    assert types[insecure] == {"NS"} | ({"NSEC", "RRSIG"} if not nsec3 else set())
+
+
+def _denial_types(signed, nsec3: bool) -> dict[dns.name.Name, set[str]]:
+    """The types each name's NSEC (or NSEC3, found by hash) lists, by owner name."""
+    if not nsec3:
+        return {name: set(rrset[0].to_text().split()[1:])
+                for name, rrset in by_type(signed, dns.rdatatype.NSEC).items()}
+    by_hash = {r.name.labels[0].decode().upper(): r[0] for r in signed
+               if r.rdtype == dns.rdatatype.NSEC3}
+    found = {}
+    for text in ("secure.example.org.", "sub.example.org."):
+        rdata = by_hash[dns.dnssec.nsec3_hash(text, None, 0, 1)]
+        found[n(text)] = set(rdata.to_text().split()[5:])
+    return found

@@ -2,8 +2,8 @@
 
 Adding a type is dropping its module here (a ``RecordType`` subclass exported as ``TYPE``) with
 its test file: the registry finds it, and its ``rank`` places it in the default of
-``[DEFAULT] supported_record_type``, which keeps Designate 23.0.0's order. No list elsewhere
-names the types.
+``[DEFAULT] supported_record_type``, which keeps Designate 23.0.0's order (an ``opt_in`` type,
+DS, is left out of that default). No list elsewhere names the types.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Collection
 from openkeel_designate.domain.rrtypes.base import RecordType
 
 _HELPERS = frozenset({"base"})
-# The rules of a type that has no module (DS, DNSKEY ... kept by secondary zones): the defaults.
+# The rules of a type that has no module (DNSKEY, NSEC ... kept by secondary zones): the defaults.
 _UNLISTED = RecordType()
 
 
@@ -48,8 +48,18 @@ def rules(type_name: str) -> RecordType:
 
 
 def default_supported() -> list[str]:
-    """Designate's default ``[DEFAULT] supported_record_type``: every type, by rank."""
-    return list(REGISTRY)
+    """Designate's default ``[DEFAULT] supported_record_type``: every type but the opt-in
+    extensions (DS), by rank."""
+    return [name for name, record_type in REGISTRY.items() if not record_type.opt_in]
+
+
+def enabled(type_name: str, conf_types: Collection[str]) -> RecordType | None:
+    """The record type called ``type_name`` as a deployment knows it: None when unknown, or
+    when it is an opt-in type the operator did not list (then it is as unknown as before)."""
+    record_type = REGISTRY.get(type_name)
+    if record_type is None or (record_type.opt_in and type_name not in conf_types):
+        return None
+    return record_type
 
 
 def exclusive_among(type_name: str, types_at_name: Collection[str]) -> str | None:
@@ -58,3 +68,10 @@ def exclusive_among(type_name: str, types_at_name: Collection[str]) -> str | Non
     if types_at_name and rules(type_name).exclusive:
         return type_name
     return next((other for other in types_at_name if rules(other).exclusive), None)
+
+
+def child_cuts_enabled(conf_types: Collection[str]) -> bool:
+    """Whether a parent may hold the zone cut (NS, DS) at the apex name of a child zone it
+    has on this service: only once an opt-in zone-cut type (DS) is listed, so a default
+    deployment keeps Designate's "RecordSet belongs in a child zone" there."""
+    return any(t.opt_in and t.zone_cut and t.name in conf_types for t in REGISTRY.values())

@@ -84,6 +84,17 @@ class RecordType:
     # Whether the recordset of this type at the zone apex is Designate's (NS: the pool's
     # nameservers): users may not update it, nor delete it without edit_managed_records.
     apex_managed: ClassVar[bool] = False
+    # Left out of the default ``[DEFAULT] supported_record_type`` (an extension Designate does
+    # not have, DS): until the operator lists it, it is refused as an unknown type is, so a
+    # default deployment answers exactly as Designate.
+    opt_in: ClassVar[bool] = False
+    # Only at a delegation point: a name below the apex holding an NS recordset (DS, RFC 4035
+    # §2.4); elsewhere the recordset is refused (``invalid_recordset_location``).
+    delegation_only: ClassVar[bool] = False
+    # The parent's side of a zone cut (NS, DS). Designate refuses any recordset at the name of
+    # a child zone; once DS is enabled the parent may hold these there, the delegation (and
+    # chain of trust) to its child zone (``central/recordsets.check_placement``).
+    zone_cut: ClassVar[bool] = False
 
     def is_valid(self, data: str) -> bool:
         """Whether one record string is acceptable for this type."""

@@ -17,6 +17,7 @@ class NS(RecordType):
     name = "NS"
     rank = 8
     apex_managed: ClassVar[bool] = True
+    zone_cut: ClassVar[bool] = True
 
     def is_valid(self, data: str) -> bool:
         return is_domain(data)

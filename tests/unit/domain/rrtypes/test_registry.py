@@ -33,7 +33,16 @@ def test_every_type_module_has_its_test_file():
 
 def test_default_order_is_designates():
     assert rrtypes.default_supported() == DESIGNATE_ORDER
-    assert list(rrtypes.REGISTRY) == DESIGNATE_ORDER
+    assert list(rrtypes.REGISTRY) == [*DESIGNATE_ORDER, "DS"]  # DS: opt-in, ranked last
+
+
+def test_an_opt_in_type_is_enabled_only_when_listed():
+    assert rrtypes.enabled("DS", DESIGNATE_ORDER) is None
+    assert rrtypes.enabled("DS", [*DESIGNATE_ORDER, "DS"]) is rrtypes.get("DS")
+    assert rrtypes.enabled("MX", []) is rrtypes.get("MX")  # listing is central's check
+    assert rrtypes.enabled("BOGUS", ["BOGUS"]) is None
+    assert not rrtypes.child_cuts_enabled(DESIGNATE_ORDER)
+    assert rrtypes.child_cuts_enabled(["A", "NS", "DS"])
 
 
 def test_config_default_comes_from_the_registry():
@@ -48,7 +57,8 @@ def test_ranks_are_distinct():
 def test_get_knows_registered_names_only():
     assert rrtypes.get("MX") is rrtypes.REGISTRY["MX"]
     assert rrtypes.get("mx") is None
-    assert rrtypes.get("DS") is None
+    assert rrtypes.get("ds") is None
+    assert rrtypes.get("DNSKEY") is None
 
 
 def test_rules_of_a_type_without_module_are_the_defaults():
@@ -82,3 +92,10 @@ def test_only_cname_is_exclusive_only_soa_is_not_writable_only_ns_keeps_the_apex
     assert [t.name for t in types if not t.api_writable] == ["SOA"]
     assert [t.name for t in types if t.apex_managed] == ["NS"]
     assert {t.name: t.max_records for t in types if t.max_records is not None} == {"CNAME": 1}
+
+
+def test_only_ds_is_opt_in_and_kept_to_delegations_ns_and_ds_make_a_cut():
+    types = rrtypes.REGISTRY.values()
+    assert [t.name for t in types if t.opt_in] == ["DS"]
+    assert [t.name for t in types if t.delegation_only] == ["DS"]
+    assert [t.name for t in types if t.zone_cut] == ["NS", "DS"]
