@@ -13,6 +13,12 @@ the same path mdns uses for an AXFR of a signed zone (``mdns/signing.SigningSour
 Each with wall time and CPU time of this process and of the offload worker that signed
 (``offload.py``; zero when signing runs in a thread of this process, as before).
 
+Part ``ixfr``: the zone signed with a stored epoch, one record changed (serial 1 → 2); then
+an IXFR from serial 1 as mdns computes it (``SigningSource.zone_changes``: the worker signs both
+versions from its cache and sends back only the difference), against the alternative of
+having the worker send both signed versions back and diffing them in mdns (two
+``zone_records``); printed: wall and CPU of each, and the difference's size beside the zone's.
+
 Part ``loop``: a 5 ms ticker on this process's event loop while another zone of ``--records``
 is signed cold; printed: the ticker's worst and p99 lag (what every tenant's DNS answer and API
 call would wait for in the serving process).
@@ -29,20 +35,21 @@ that time (``PYTHONPATH=<old checkout>/src``); the mode is printed.  Figures are
 asserted.
 
     PYTHONPATH=src .venv/bin/python bench/dnssec_sign.py [--records N] [--algorithm A] [--nsec3]
-                                                         [--parts cost,loop,server]
+                                                         [--parts cost,ixfr,loop,server]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from openkeel_designate.dnswire.zonedata import SealedKey, ServedRecord, ZoneSigning
+from openkeel_designate.dnswire.zonedata import SealedKey, ServedRecord, ZoneDelta, ZoneSigning
 from openkeel_designate.domain.dnssec import keys as dnssec_keys
 from openkeel_designate.mdns.signing import SigningSource
 
@@ -69,11 +76,15 @@ ORIGIN = "bench.example."
 
 
 class MemorySource:
-    """A ZoneSource of one zone held in memory."""
+    """A ZoneSource of one zone held in memory (``deltas``: its IXFR history)."""
 
     def __init__(self, records: list[ServedRecord], signing: ZoneSigning):
         self.records = records
         self.signing = signing
+        self.deltas: list[ZoneDelta] = []
+
+    async def zone_changes(self, zone_id: str, since: int) -> list[ZoneDelta] | None:
+        return [d for d in self.deltas if d.from_serial >= since] or None
 
     async def zone_records(self, zone_id: str) -> list[ServedRecord]:
         return list(self.records)
@@ -162,6 +173,36 @@ async def cost_part(args: argparse.Namespace, label: str) -> None:
     source.records[0] = soa(3)
     source.records.append(ServedRecord(f"new.{ORIGIN}", "A", 300, "192.0.2.201"))
     print(f"{label}: re-sign after one added name {figures(*(await timed(signer, worker))[:3])}")
+
+
+async def ixfr_part(args: argparse.Namespace, label: str) -> None:
+    kek = dnssec_keys.new_kek()
+    setting = dataclasses.replace(signing_of(args, kek), epoch=int(time.time()), epoch_serial=1)
+    source = MemorySource(zone(args.records), setting)
+    signer = SigningSource(source, lambda: kek)  # type: ignore[arg-type]
+    worker = await worker_pid()
+    old = await signer.zone_records(ZONE_ID)  # serial 1 signed: what the secondary holds
+    changed = ServedRecord(f"host0.{ORIGIN}", "A", 300, "192.0.2.200")
+    source.deltas = [ZoneDelta(1, 2, (source.records[3],), (changed,))]
+    source.records[0], source.records[3] = soa(2), changed
+    await signer.zone_records(ZONE_ID)  # the AXFR of serial 2 was rendered first
+    start, cpu, other = time.perf_counter(), time.process_time(), cpu_seconds(worker)
+    [delta] = await signer.zone_changes(ZONE_ID, 1)
+    spent = (time.perf_counter() - start, time.process_time() - cpu,
+             cpu_seconds(worker) - other)
+    print(f"{label}: IXFR 1→2, difference made in the worker {figures(*spent)}"
+          f": -{len(delta.removed)} +{len(delta.added)} RRs (the zone: {len(old)} RRs)")
+    source.records[0] = soa(1)
+    source.records[3] = source.deltas[0].removed[0]
+    start, cpu, other = time.perf_counter(), time.process_time(), cpu_seconds(worker)
+    before = set(await signer.zone_records(ZONE_ID))
+    source.records[0], source.records[3] = soa(2), changed
+    after = set(await signer.zone_records(ZONE_ID))
+    removed, added = before - after, after - before
+    spent = (time.perf_counter() - start, time.process_time() - cpu,
+             cpu_seconds(worker) - other)
+    print(f"{label}: IXFR 1→2, both versions sent back and compared in mdns {figures(*spent)}"
+          f": -{len(removed)} +{len(added)} RRs (SOA included)")
 
 
 async def loop_part(args: argparse.Namespace, label: str) -> None:
@@ -328,7 +369,7 @@ async def main() -> None:
     parser.add_argument("--algorithm", default="ECDSAP256SHA256",
                         choices=sorted(dnssec_keys.ALGORITHMS))
     parser.add_argument("--nsec3", action="store_true")
-    parser.add_argument("--parts", default="cost,loop,server")
+    parser.add_argument("--parts", default="cost,ixfr,loop,server")
     parser.add_argument("--builtin-nameserver", action="store_true",
                         help="server part: the embedded default, the built-in nameserver "
                              "loading the signed zone in the same process")
@@ -340,6 +381,8 @@ async def main() -> None:
     print(f"load average (1 min) at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if "cost" in parts:
         await cost_part(args, label)
+    if "ixfr" in parts:
+        await ixfr_part(args, label)
     if "loop" in parts:
         await loop_part(args, label)
     if "server" in parts:

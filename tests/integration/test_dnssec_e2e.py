@@ -1,7 +1,9 @@
 """DNSSEC end to end: a zone created over HTTP on the embedded server, signed through
 ``PUT /v2/zones/{id}/dnssec``, transferred from mdns with dnspython and checked by BIND's
 ``dnssec-verify`` — with NSEC and NSEC3, ECDSAP256SHA256 and ED25519 — then changed, and
-transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs;
+transferred again: still valid, and the RRsets the change did not touch keep their RRSIGs,
+and a secondary's copy brought up to date by IXFR (a difference, not the zone) equals the new
+AXFR; a restarted server serves the same signatures for the same serial;
 then a ZSK rollover (both ZSKs sign, still valid) and signing turned off: first the RFC 8078
 delete CDS/CDNSKEY in a still signed zone, then, confirmed, unsigned."""
 
@@ -18,6 +20,8 @@ import dns.name
 import dns.query
 import dns.rdatatype
 import dns.rrset
+import dns.versioned
+import dns.xfr
 import httpx
 import pytest
 
@@ -62,6 +66,44 @@ def transfer(server: ServerProcess, origin: str, rdtype: str = "AXFR",
         else:
             merged[key] = rr
     return list(merged.values())
+
+
+def ixfr_answer(server: ServerProcess, origin: str, serial: int) -> list[dns.rrset.RRset]:
+    """Every RR of mdns's answer to an IXFR from ``serial``, in order, one per RRset: an
+    incremental answer is SOA new, SOA old, removed…, SOA new, added…, SOA new (three new
+    SOAs, the difference condensed into one); an AXFR-style one has two."""
+    query = dns.message.make_query(origin, "IXFR")
+    query.authority.append(dns.rrset.from_text(origin, 0, "IN", "SOA", f". . {serial} 0 0 0 0"))
+    rrs: list[dns.rrset.RRset] = []
+    with socket.create_connection(("127.0.0.1", server.mdns_port), timeout=10) as sock:
+        dns.query.send_tcp(sock, query)
+        while True:
+            message, _ = dns.query.receive_tcp(sock, time.time() + 10, one_rr_per_rrset=True)
+            assert message.answer, message
+            rrs.extend(message.answer)
+            new = rrs[0][0].serial
+            ends = 3 if len(rrs) > 1 and rrs[1].rdtype == dns.rdatatype.SOA else 2
+            soas = sum(1 for r in rrs if r.rdtype == dns.rdatatype.SOA and r[0].serial == new)
+            if len(rrs) > 1 and soas == ends and rrs[-1].rdtype == dns.rdatatype.SOA:
+                return rrs
+
+
+def zone_copy(server: ServerProcess, origin: str,
+              zone: dns.versioned.Zone | None = None) -> dns.versioned.Zone:
+    """A secondary's copy: a new one by AXFR, or ``zone`` brought up to date by IXFR, as
+    dnspython applies it (a deletion of an RR the copy does not hold is an error)."""
+    if zone is None:
+        zone = dns.versioned.Zone(origin)
+        dns.query.inbound_xfr("127.0.0.1", zone, port=server.mdns_port, timeout=10)
+    else:
+        dns.query.inbound_xfr("127.0.0.1", zone, dns.xfr.make_query(zone)[0],
+                              port=server.mdns_port, timeout=10)
+    return zone
+
+
+def content(zone: dns.versioned.Zone) -> set[tuple]:
+    return {(name, rdata.rdtype, rdata.covers(), ttl, rdata.to_text())
+            for name, ttl, rdata in zone.iterate_rdatas()}
 
 
 def verify(tmp_path, origin: str, rrsets: list[dns.rrset.RRset]) -> str:
@@ -136,9 +178,9 @@ def test_a_change_keeps_untouched_signatures_and_verifies(server, client, tmp_pa
     mail = dns.name.from_text(f"mail.{name}")
     assert new[(mail, dns.rdatatype.A)] == old[(mail, dns.rdatatype.A)]
     assert new[(www_name, dns.rdatatype.NSEC)] == old[(www_name, dns.rdatatype.NSEC)]
-    # IXFR of a signed zone: the whole zone, AXFR-style (RFC 1995 allows it)
-    incremental = transfer(server, name, "IXFR", serial)
-    assert sigs(incremental).keys() == new.keys()
+    # IXFR of a signed zone from the serial before the change: a difference (its own test below)
+    incremental = ixfr_answer(server, name, serial)
+    assert incremental[1].rdtype == dns.rdatatype.SOA and incremental[1][0].serial == serial
 
     rolled = client.post(f"{url}/dnssec/rollover")
     assert rolled.status_code == 202, rolled.text
@@ -176,3 +218,48 @@ def test_signed_transfer_on_server_databases(tmp_path, database):
         name = f"{database}.example."
         signed_zone(http, name, {"algorithm": "ED25519", "nsec": "NSEC3"})
         verify(tmp_path, name, transfer(running, name))
+
+
+def test_a_change_goes_out_by_ixfr_and_a_restart_signs_the_same(tmp_path):
+    """Issue 15: a change to a signed zone reaches a secondary as an incremental IXFR that,
+    applied to its copy of the previous serial, gives exactly the new AXFR (which verifies);
+    and a restarted server (new processes, empty signature caches, another clock) serves the
+    same signed AXFR, record by record, for the same serial."""
+    with ServerProcess() as running, httpx.Client(
+            base_url=running.api_url, headers=running.headers(), timeout=10) as http:
+        name = "ixfr.example."
+        zone = signed_zone(http, name, {"algorithm": "ECDSAP256SHA256", "nsec": "NSEC"})
+        url = f"/v2/zones/{zone['id']}"
+        secondary = zone_copy(running, name)
+        before = transfer(running, name)
+        serial = next(r for r in before if r.rdtype == dns.rdatatype.SOA)[0].serial
+        created = http.post(f"{url}/recordsets", json={"name": f"new.{name}", "type": "A",
+                                                       "records": ["192.0.2.77"]})
+        assert created.status_code == 202, created.text
+        wait_status(http, f"{url}/recordsets/{created.json()['id']}", "ACTIVE")
+
+        answer = ixfr_answer(running, name, serial)
+        assert answer[1].rdtype == dns.rdatatype.SOA and answer[1][0].serial == serial
+        assert len(answer) < len(before) // 2  # a difference, not the zone again
+        changed = {(r.name.to_text(), r.rdtype, r.covers) for r in answer
+                   if r.rdtype != dns.rdatatype.SOA}
+        assert (f"new.{name}", dns.rdatatype.A, dns.rdatatype.NONE) in changed
+        assert (f"new.{name}", dns.rdatatype.RRSIG, dns.rdatatype.A) in changed
+        assert (name, dns.rdatatype.RRSIG, dns.rdatatype.SOA) in changed
+        assert (f"new.{name}", dns.rdatatype.NSEC, dns.rdatatype.NONE) in changed
+        assert (f"www.{name}", dns.rdatatype.RRSIG, dns.rdatatype.AAAA) not in changed
+
+        zone_copy(running, name, secondary)  # applied by dnspython's IXFR client
+        after = zone_copy(running, name)
+        assert content(secondary) == content(after)
+        new_axfr = transfer(running, name)
+        verify(tmp_path, name, new_axfr)
+        new_serial = next(r for r in new_axfr if r.rdtype == dns.rdatatype.SOA)[0].serial
+
+        running.restart()
+        again = transfer(running, name)
+        assert next(r for r in again if r.rdtype == dns.rdatatype.SOA)[0].serial == new_serial
+        assert [r.to_text() for r in again] == [r.to_text() for r in new_axfr]
+        # and the restarted server's IXFR from the old serial is the same difference
+        assert [r.to_text() for r in ixfr_answer(running, name, serial)] == [
+            r.to_text() for r in answer]

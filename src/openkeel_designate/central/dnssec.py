@@ -189,6 +189,7 @@ async def _changed(session: AsyncSession, zone: Zone, row: ZoneDnssec) -> None:
     row.requested_serial = zone.serial
     row.change_seq = zone.change_seq
     row.refreshed_at = utcnow()
+    row.epoch_due = True  # signed differently: no IXFR across this serial
     await dnssec_store.save(session, row)
 
 
@@ -264,6 +265,7 @@ async def retire_keys(svc: Services, now: datetime | None = None, batch: int = 1
         due = await dnssec_store.retired(session, moment, batch)
         for zone, key in due:
             await dnssec_store.remove_key(session, key)
+            await dnssec_store.new_epoch_due(session, zone.id)  # its signatures go
             central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
         return len(due)
 
@@ -279,9 +281,10 @@ async def retire_keys(svc: Services, now: datetime | None = None, batch: int = 1
 
 
 async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int:
-    """Give every signed zone whose serial is older than ``age`` seconds a new one, so its
-    signatures are renewed before they expire (mdns re-signs what has less than half its
-    validity left when it renders the new version) and the secondaries transfer them."""
+    """Give every signed zone whose serial is older than ``age`` seconds a new one that
+    starts a new signing epoch, so its signatures are renewed before they expire (every
+    signature is made again from the new epoch when mdns renders the new version) and the
+    secondaries transfer them."""
     cutoff = utcnow() - timedelta(seconds=age)
 
     async def work(session: AsyncSession) -> int:
@@ -289,6 +292,7 @@ async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int
         for zone, row in due:
             central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
             row.refreshed_at = utcnow()
+            row.epoch_due = True  # the new serial starts a new signing epoch
         return len(due)
 
     total = 0

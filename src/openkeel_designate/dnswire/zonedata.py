@@ -69,6 +69,10 @@ class ZoneSigning:
     keys: tuple[SealedKey, ...]
     # going insecure (RFC 8078 §4): still signed, CDS/CDNSKEY ask the parent to delete the DS
     disabling: bool = False
+    # the signing epoch (unix seconds) every version from ``epoch_serial`` on is signed with:
+    # signatures depend on it, not on the clock of the process that signs (None: not set yet)
+    epoch: int | None = None
+    epoch_serial: int | None = None
 
 
 class ZoneSource(Protocol):

@@ -9,9 +9,20 @@ tenant.  All versions of a zone go to the same worker, which keeps the zone's si
 new version signs only what changed.  The keys go there sealed, with the key-encryption key,
 through the pool's local pipe only (see ``mdns/zone_signer.py``).
 
-IXFR: the zone's history holds its own records, not signatures; for a zone that is or was
-signed the history is not offered (``zone_changes`` answers None), and the handler answers
-the IXFR with the whole zone, AXFR-style, as RFC 1995 §4 allows.
+Signatures depend on the zone's signing epoch (stored, moved by the producer's refresh and
+by any change of keys or setting), not on the clock: every mdns process, restarted or not,
+serves the same signed zone for a serial.
+
+IXFR: the zone's history holds its own records, not signatures.  When it reaches back to the
+client's serial and the epoch has not changed since (``epoch_serial`` is not after it), the
+client holds the older version signed exactly as this process would sign it: the version is
+rebuilt from the history (current records, the changes undone) and the worker that keeps the
+zone's signatures returns the difference between the two signed versions — changed RRSIGs,
+the SOA's, NSEC/NSEC3 neighbours — added to the history's own difference.  Otherwise (a new
+epoch, a gap in the history, a zone once signed and no longer) ``zone_changes`` answers None
+and the handler sends the whole zone, AXFR-style, as RFC 1995 §4 allows.  The limit of the
+history (a copy taken between a write and its serial) is the same as for unsigned zones: a
+strict client refuses a difference that does not apply and falls back to AXFR.
 """
 
 from __future__ import annotations
@@ -31,8 +42,10 @@ from openkeel_designate.dnswire.zonedata import (
     ZoneSigning,
     ZoneSource,
 )
-from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES
+from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, signing_epoch
+from openkeel_designate.domain.serial import serial_gt
 from openkeel_designate.mdns import zone_signer
+from openkeel_designate.mdns.ixfr import complete_chain, condense
 from openkeel_designate.observability import metrics
 
 log = logging.getLogger(__name__)
@@ -78,22 +91,55 @@ class SigningSource:
                 del self._zone_locks[zone_id]
 
     async def zone_changes(self, zone_id: str, since_serial: int) -> list[ZoneDelta] | None:
-        if await self._signing(zone_id) is not None:
-            return None  # signed (or once signed): the whole zone, AXFR-style
+        signing = await self._signing(zone_id)
         history = getattr(self.source, "zone_changes", None)
-        return await history(zone_id, since_serial) if history is not None else None
+        if history is None:
+            return None
+        if signing is None:
+            return await history(zone_id, since_serial)
+        if not signing.enabled or not signing.keys or not _same_epoch(signing, since_serial):
+            return None  # no longer signed, or signed otherwise since: AXFR-style
+        deltas = await history(zone_id, since_serial)
+        if not deltas or not complete_chain(deltas, since_serial, deltas[-1].serial):
+            return None
+        records = await self.source.zone_records(zone_id)
+        current = next((r for r in records if r.type == "SOA"), None)
+        if current is None or _soa_serial(current) != deltas[-1].serial:
+            return None  # the zone moved on meanwhile: the history is not of this version
+        removed, added = condense(deltas)
+        old = _older_version(records, current, since_serial, removed, added)
+        if old is None:
+            return None
+        made = await self._difference(zone_id, old, records, signing)
+        return [ZoneDelta(since_serial, deltas[-1].serial, (*removed, *made[0]),
+                          (*added, *made[1]))]
 
     async def _signing(self, zone_id: str) -> ZoneSigning | None:
         read = getattr(self.source, "zone_signing", None)
         return await read(zone_id) if read is not None else None
 
+    async def _difference(self, zone_id: str, old: list[ServedRecord],
+                          new: list[ServedRecord], signing: ZoneSigning
+                          ) -> tuple[list[ServedRecord], list[ServedRecord]]:
+        """The signed records ``old`` has and ``new`` has not, and the reverse, made by the
+        worker that keeps the zone's signatures."""
+        made = await offload.run(zone_signer.difference, zone_id, _plain(old), _plain(new),
+                                 self.kek(), signing.keys, signing.nsec == "NSEC3",
+                                 signing_epoch(signing.epoch, int(time.time())),
+                                 signing.disabling, affinity=zone_id)
+        metrics.DNSSEC_SIGNING.observe(made.seconds)
+        metrics.DNSSEC_SIGNATURES.inc(made.fresh_signatures)
+        log.debug("signed difference of zone %s in process %d: -%d +%d, %d new signatures",
+                  zone_id, made.pid, len(made.removed), len(made.added), made.fresh_signatures)
+        return ([ServedRecord(*m) for m in made.removed], [ServedRecord(*m) for m in made.added])
+
     async def _sign(self, zone_id: str, records: list[ServedRecord], signing: ZoneSigning
                     ) -> list[ServedRecord]:
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
-        sent = [(r.name, r.type, r.ttl, r.data) for r in kept]
-        signed = await offload.run(zone_signer.sign, zone_id, sent, self.kek(), signing.keys,
-                                   signing.nsec == "NSEC3", int(time.time()), signing.disabling,
-                                   affinity=zone_id)
+        signed = await offload.run(zone_signer.sign, zone_id, _plain(kept), self.kek(),
+                                   signing.keys, signing.nsec == "NSEC3",
+                                   signing_epoch(signing.epoch, int(time.time())),
+                                   signing.disabling, affinity=zone_id)
         metrics.DNSSEC_SIGNING.observe(signed.seconds)
         metrics.DNSSEC_SIGNATURES.inc(signed.fresh_signatures)
         log.debug("signed zone %s in process %d: %d new signatures", zone_id, signed.pid,
@@ -104,6 +150,42 @@ class SigningSource:
                           for made in signed.records[start:start + _BUILD_SLICE])
             await asyncio.sleep(0)  # ~15,000 records for 5,000: other tenants get turns
         return served
+
+
+def _plain(records: list[ServedRecord]) -> list[tuple[str, str, int, str]]:
+    """The zone's own records as the worker takes them (DNSSEC records are made there)."""
+    return [(r.name, r.type, r.ttl, r.data) for r in records if r.type not in _DNSSEC_NAMES]
+
+
+def _same_epoch(signing: ZoneSigning, since_serial: int) -> bool:
+    """Whether version ``since_serial`` was signed with the epoch in force now: the epoch is
+    stored and still used (``signing_epoch``), and began at or before that serial."""
+    if signing.epoch is None or signing.epoch_serial is None:
+        return False
+    if signing_epoch(signing.epoch, int(time.time())) != signing.epoch:
+        return False
+    return since_serial == signing.epoch_serial or serial_gt(since_serial, signing.epoch_serial)
+
+
+def _soa_serial(soa: ServedRecord) -> int | None:
+    fields = soa.data.split()
+    return int(fields[2]) if len(fields) >= 7 and fields[2].isdigit() else None
+
+
+def _older_version(records: list[ServedRecord], soa: ServedRecord, serial: int,
+                   removed: list[ServedRecord], added: list[ServedRecord]
+                   ) -> list[ServedRecord] | None:
+    """The zone's records at ``serial``: the current ones with the history's changes undone and
+    the SOA at that serial (its other fields as now, as the IXFR's old SOA is made)."""
+    fields = soa.data.split()
+    if len(fields) < 7:
+        return None
+    fields[2] = str(serial)
+    gone = set(added)
+    old = [ServedRecord(soa.name, soa.type, soa.ttl, " ".join(fields))]
+    old.extend(r for r in records if r.type != "SOA" and r not in gone)
+    old.extend(removed)
+    return old
 
 
 class _ZoneLock:

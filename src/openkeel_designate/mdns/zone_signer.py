@@ -14,6 +14,16 @@ here is module state of the worker process:
   zone is then signed in full once, never wrongly.
 * ``_opened``: the zone keys opened here, so a key is unsealed once per worker, not per
   version.
+* ``_versions``: the last few signed versions, whole (by their exact input): an IXFR right
+  after the AXFR of a new version (a secondary's usual sequence: NOTIFY, SOA, IXFR) finds
+  that version signed and only re-signs the older one from ``_cache``.
+
+Signatures depend only on the RRsets, the keys and the zone's signing epoch
+(``domain/dnssec/sign.py``), so a cold worker, another worker or another mdns process makes
+exactly the same records as this one.  ``difference`` signs two versions of a zone with the same
+epoch and returns only what differs in their DNSSEC records (an IXFR of a signed zone): the
+older version costs little here, its unchanged RRsets being in the cache, and only the
+difference travels back, not two signed zones.
 
 The private keys arrive sealed (AES-GCM, ``domain/dnssec/keys.py``) together with the
 key-encryption key that opens them; both travel only through the pool's local pipe, in the
@@ -26,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections import OrderedDict
 import time
 from typing import NamedTuple
 
@@ -45,7 +56,9 @@ Record = tuple[str, str, int, str]  # owner, type mnemonic, TTL, rdata text: a s
 Made = tuple[str, str, int, str, bytes]  # … and the rdata's wire: a record signing added
 
 _OPENED_MAX = 10_000
+_VERSIONS_MAX = 4
 _cache = SignatureCache()
+_versions: OrderedDict[tuple, tuple[list["Made"], int]] = OrderedDict()
 _opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
 
 
@@ -59,17 +72,74 @@ class Signed(NamedTuple):
     pid: int
 
 
+class Difference(NamedTuple):
+    """The DNSSEC records one version has and the other has not, both ways."""
+
+    removed: list[Made]
+    added: list[Made]
+    fresh_signatures: int
+    seconds: float
+    pid: int
+
+
 def sign(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedKey, ...],
-         nsec3: bool, now: int, delete_ds: bool = False) -> Signed:
+         nsec3: bool, epoch: int, delete_ds: bool = False) -> Signed:
     """The DNSSEC records of the zone (``records``: its own, SOA included, none of DNSSEC)."""
     start = time.perf_counter()
+    made, fresh = _signed(zone_id, records, kek, keys, nsec3, epoch, delete_ds)
+    return Signed(made, fresh, time.perf_counter() - start, os.getpid())
+
+
+def difference(zone_id: str, old: list[Record], new: list[Record], kek: bytes,
+               keys: tuple[SealedKey, ...], nsec3: bool, epoch: int, delete_ds: bool = False
+               ) -> Difference:
+    """The DNSSEC records of version ``old`` not in version ``new`` and the reverse (each a
+    zone's own records, SOA included), both signed with the same keys and epoch."""
+    start = time.perf_counter()
+    before, fresh_before = _signed(zone_id, old, kek, keys, nsec3, epoch, delete_ds)
+    after, fresh_after = _signed(zone_id, new, kek, keys, nsec3, epoch, delete_ds)
+    old_set = {_identity(m): m for m in before}
+    new_set = {_identity(m): m for m in after}
+    removed = [m for k, m in old_set.items() if k not in new_set]
+    added = [m for k, m in new_set.items() if k not in old_set]
+    return Difference(removed, added, fresh_before + fresh_after, time.perf_counter() - start,
+                      os.getpid())
+
+
+def _identity(made: Made) -> tuple:
+    """A record as a transfer client tells records apart: folded owner, type, TTL, rdata."""
+    return made[0].lower(), made[1], made[2], made[4] or made[3]
+
+
+def _signed(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedKey, ...],
+            nsec3: bool, epoch: int, delete_ds: bool) -> tuple[list[Made], int]:
+    """The version's DNSSEC records and how many signatures were made for them (0 when the
+    whole version was signed here already).  The records are sorted first: what is made, and
+    in which order, depends on the version only, not on the order the database returned it
+    in or the IXFR rebuilt it in."""
+    records = sorted(records)
+    version = (zone_id, tuple(records), keys, nsec3, epoch, delete_ds)
+    kept = _versions.get(version)
+    if kept is not None:
+        _versions.move_to_end(version)
+        return kept[0], 0
+    made = _sign_version(zone_id, records, kek, keys, nsec3, epoch, delete_ds)
+    _versions[version] = made
+    while len(_versions) > _VERSIONS_MAX:
+        _versions.popitem(last=False)
+    return made
+
+
+def _sign_version(zone_id: str, records: list[Record], kek: bytes,
+                  keys: tuple[SealedKey, ...], nsec3: bool, epoch: int, delete_ds: bool
+                  ) -> tuple[list[Made], int]:
     served = [ServedRecord(*record) for record in records]
     soa = next(r for r in served if r.type == "SOA")
     opened = [_open(kek, zone_id, key) for key in keys]
-    signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, now, delete_ds)
+    signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, epoch, delete_ds)
     made = [(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data, r.wire)
             for r in signed.records]
-    return Signed(made, signed.fresh_signatures, time.perf_counter() - start, os.getpid())
+    return made, signed.fresh_signatures
 
 
 def _open(kek: bytes, zone_id: str, key: SealedKey) -> dnssec_keys.SigningKey:

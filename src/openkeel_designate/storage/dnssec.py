@@ -1,10 +1,11 @@
-"""SQL of DNSSEC signing: a zone's setting and its keys (tables of migrations 0009, 0010)."""
+"""SQL of DNSSEC signing: a zone's setting, its keys and its signing epoch (tables of
+migrations 0009-0011)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
@@ -70,7 +71,8 @@ async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
     """The zone's signing setting; None when DNSSEC was never turned on for it."""
     async with db.read() as session:
         row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec,
-                                            ZoneDnssec.disabling)
+                                            ZoneDnssec.disabling, ZoneDnssec.epoch,
+                                            ZoneDnssec.epoch_serial)
                                      .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
         if row is None:
             return None
@@ -80,7 +82,28 @@ async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
             .order_by(ZoneDnssecKey.id))).all()
     return ZoneSigning(bool(row.enabled), row.nsec,
                        tuple(SealedKey(f, a, s) for f, a, s in sealed),
-                       bool(row.enabled and row.disabling))
+                       bool(row.enabled and row.disabling), row.epoch,
+                       None if row.epoch_serial is None else int(row.epoch_serial))
+
+
+async def advance_epoch(session: AsyncSession, zone_id: str, serial: int, now: int) -> None:
+    """The zone got ``serial``: if a new signing epoch is due, it starts now, with this serial.
+
+    Called by the worker's claim in the transaction that gives the zone its new serial, so the
+    epoch and the serial change together: mdns never signs one serial with two epochs.  A new
+    epoch is strictly later than the last (two changes in one second still differ)."""
+    # one statement, no read: the claim is on every write's path
+    later = case((or_(ZoneDnssec.epoch.is_(None), ZoneDnssec.epoch < now), now),
+                 else_=ZoneDnssec.epoch + 1)
+    await session.execute(update(ZoneDnssec)
+                          .where(ZoneDnssec.zone_id == zone_id, ZoneDnssec.epoch_due.is_(True))
+                          .values(epoch=later, epoch_serial=serial, epoch_due=False))
+
+
+async def new_epoch_due(session: AsyncSession, zone_id: str) -> None:
+    """The zone's next serial starts a new signing epoch (what is signed and how changed)."""
+    await session.execute(update(ZoneDnssec).where(ZoneDnssec.zone_id == zone_id)
+                          .values(epoch_due=True))
 
 
 async def refresh_due(session: AsyncSession, cutoff: datetime, limit: int

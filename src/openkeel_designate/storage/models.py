@@ -510,6 +510,13 @@ class ZoneDnssec(Base):
     change_seq: Mapped[int] = mapped_column(Integer)
     # when the zone last got a serial to refresh its signatures (producer's dnssec_refresh)
     refreshed_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
+    # the signing epoch (migration 0011, unix seconds): every version of the zone from serial
+    # ``epoch_serial`` on is signed with inception/expiration from it, so every mdns process
+    # makes the same signatures and a signed zone can go out by IXFR; ``epoch_due``: the next
+    # serial starts a new epoch (refresh, setting or key change; ``storage/dnssec.advance_epoch``)
+    epoch: Mapped[int | None] = mapped_column(BigInteger)
+    epoch_serial: Mapped[int | None] = mapped_column(BigInteger)
+    epoch_due: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(Timestamp, default=utcnow)
     updated_at: Mapped[datetime | None] = mapped_column(Timestamp, onupdate=utcnow)
 

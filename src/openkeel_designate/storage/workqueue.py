@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import changes as change_store
+from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
@@ -126,6 +127,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
             Zone.__table__.c.id == zone_id).values(**changed))
         await _rewrite_soa(session, zone)
         await _record_history(session, zone.id, old_serial, zone.serial)
+        await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
         if changed:
             zone = dataclasses.replace(zone, **changed)

@@ -139,6 +139,41 @@ async def test_producer_refresh_gives_signed_zones_a_new_serial(client, services
     assert await central_dnssec.refresh_signatures(services, age=3600) == 0
 
 
+async def test_the_signing_epoch_moves_with_the_serial_that_starts_it(client, services):
+    """The epoch signatures are made from changes in the claim that gives the zone its new
+    serial (never between two serials): at enabling, at the producer's refresh, and not at an
+    ordinary change of records."""
+    from openkeel_designate.central import dnssec as central_dnssec
+    from openkeel_designate.storage import dnssec as dnssec_store
+    from openkeel_designate.storage import workqueue
+
+    zone = await make_zone(client, "epoch.example.org.")
+
+    async def claimed_serial() -> int:
+        claimed = await workqueue.claim(services.db, "epoch-test", 0, 100)
+        return next(c.serial for c in claimed if c.id == zone["id"])
+
+    await claimed_serial()  # the creation
+    await client.put(f"/v2/zones/{zone['id']}/dnssec", headers=OWNER, json={"enabled": True})
+    assert (await dnssec_store.signing(services.db, zone["id"])).epoch is None  # not before
+    serial = await claimed_serial()
+    first = await dnssec_store.signing(services.db, zone["id"])
+    assert first.epoch is not None and first.epoch_serial == serial
+
+    created = await client.post(f"/v2/zones/{zone['id']}/recordsets", headers=OWNER,
+                                json={"name": "www.epoch.example.org.", "type": "A",
+                                      "records": ["192.0.2.1"]})
+    assert created.status_code == 202, created.text
+    await claimed_serial()
+    assert await dnssec_store.signing(services.db, zone["id"]) == first  # same epoch
+
+    assert await central_dnssec.refresh_signatures(services, age=0) >= 1
+    assert await dnssec_store.signing(services.db, zone["id"]) == first  # until the serial
+    serial = await claimed_serial()
+    refreshed = await dnssec_store.signing(services.db, zone["id"])
+    assert refreshed.epoch > first.epoch and refreshed.epoch_serial == serial
+
+
 class Recorder:
     """Stands in for the oslo.messaging notifier: keeps what would be sent."""
 

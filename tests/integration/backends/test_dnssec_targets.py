@@ -1,8 +1,8 @@
 """Signed zones on real secondaries: PowerDNS, BIND 9 and Knot, each the one target of a pool of
 ``openkeel-designate serve``, receive a zone signed by mdns and serve it so that ``delv``, with
 the zone's KSK (from ``GET /v2/zones/{id}/dnssec``) as trust anchor, validates positive answers,
-a wildcard, NXDOMAIN, NODATA and the proof that a delegation has no DS; turned off, the zone is
-served unsigned again.  A PowerDNS whose backend stores no DNSSEC data cannot keep the
+a wildcard, NXDOMAIN, NODATA and the proof that a delegation has no DS, and again after a change
+(sent as an IXFR of the signed zone); turned off, the zone is served unsigned again.  A PowerDNS whose backend stores no DNSSEC data cannot keep the
 signatures: the zone goes ERROR instead of ACTIVE.
 
 One server and one zone per case, NSEC for some and NSEC3 for others, one ED25519.
@@ -166,6 +166,17 @@ def test_the_secondary_serves_the_signed_zone_then_the_unsigned_one(
         assert all(r.covers != dns.rdatatype.NS for r in referral.authority), "NS signed"
         assert any(r.rdtype == dns.rdatatype.RRSIG and dns.rdatatype.to_text(r.covers) == nsec
                    for r in referral.authority), "the proof is not signed"
+
+        # A change while signed reaches the secondary by IXFR (the signed difference): the new
+        # name validates, and so do the denial proofs around it.
+        late = client.post(f"{url}/recordsets", json={
+            "name": f"late.{name}", "type": "A", "records": ["192.0.2.88"]})
+        assert late.status_code == 202, late.text
+        wait_status(client, f"{url}/recordsets/{late.json()['id']}", "ACTIVE", timeout=30)
+        for question in ("late/A", "nothing/A", "www/A"):
+            wanted = FULLY if question != "nothing/A" else NEGATIVE
+            output = delv(port, anchors, name, question)
+            assert wanted in output, (question, output)
 
         # Going insecure takes two steps (RFC 8078 delete records first, README): the second
         # confirms the parent dropped the DS, and only then is the zone served unsigned.

@@ -13,7 +13,13 @@ import pytest
 
 from openkeel_designate.domain.dnssec import keys as dkeys
 from openkeel_designate.domain.dnssec.chain import name_key
-from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
+from openkeel_designate.domain.dnssec.sign import (
+    BACKDATE,
+    VALIDITY,
+    SignatureCache,
+    sign_zone,
+    signing_epoch,
+)
 from support.dnssec_zone import as_rrsets, make_keys, rrsets_of_text
 
 ORIGIN = "example.org."
@@ -117,7 +123,7 @@ def test_a_change_re_signs_only_what_it_touches():
     now = int(time.time())
     first, _ = signed_rrsets(keys, False, cache=cache, now=now)
     changed = ZONE_TEXT.replace(" 1 3600 600", " 2 3600 600").replace("192.0.2.10", "192.0.2.11")
-    second, signed = signed_rrsets(keys, False, changed, cache, now + 5)
+    second, signed = signed_rrsets(keys, False, changed, cache, now)  # same epoch
     assert signed.fresh_signatures == 2  # the SOA and www's A; no name came or went
     before = {(r.name, r.covers): r for r in first if r.rdtype == dns.rdatatype.RRSIG}
     after = {(r.name, r.covers): r for r in second if r.rdtype == dns.rdatatype.RRSIG}
@@ -133,18 +139,89 @@ def test_a_new_name_re_signs_its_chain_neighbour(nsec3):
     now = int(time.time())
     signed_rrsets(keys, nsec3, cache=cache, now=now)
     added = ZONE_TEXT.replace(" 1 3600 600", " 2 3600 600") + "x 300 IN A 192.0.2.99\n"
-    _, signed = signed_rrsets(keys, nsec3, added, cache, now + 5)
+    _, signed = signed_rrsets(keys, nsec3, added, cache, now)
     # SOA, x's A, x's NSEC/NSEC3, and that of the name before x in the chain
     assert signed.fresh_signatures == 4
 
 
-def test_signatures_are_renewed_past_half_their_validity():
+def test_a_new_epoch_renews_every_signature_from_it():
     keys = make_keys("ED25519")
     cache = SignatureCache()
-    now = int(time.time())
-    _, first = signed_rrsets(keys, False, cache=cache, now=now)
-    _, later = signed_rrsets(keys, False, cache=cache, now=now + 8 * 86400)
+    epoch = int(time.time())
+    _, first = signed_rrsets(keys, False, cache=cache, now=epoch)
+    later_rrsets, later = signed_rrsets(keys, False, cache=cache, now=epoch + 3 * 86400)
     assert later.fresh_signatures == first.fresh_signatures
+    for rrset in by_type(later_rrsets, dns.rdatatype.RRSIG, dns.rdatatype.SOA).values():
+        assert {(r.inception, r.expiration) for r in rrset} == {
+            (epoch + 3 * 86400 - BACKDATE, epoch + 3 * 86400 + VALIDITY)}
+
+
+def test_the_stored_epoch_is_used_until_half_the_validity_is_gone():
+    day = 86400
+    stored = 1_700_000_123
+    assert signing_epoch(stored, stored + 6 * day) == stored
+    assert signing_epoch(stored, stored + 7 * day) == stored
+    fallback = signing_epoch(stored, stored + 8 * day)  # no refresh came: the day's start
+    assert fallback % day == 0 and stored + 7 * day < fallback <= stored + 8 * day
+    assert signing_epoch(None, stored) == stored - stored % day
+
+
+def records_of(signed):
+    return [(r.name, r.rdtype, r.ttl, r.data, r.wire) for r in signed.records]
+
+
+@pytest.mark.parametrize("algorithm", ["ECDSAP256SHA256", "ED25519"])
+@pytest.mark.parametrize("nsec3", [False, True])
+def test_two_processes_sign_a_zone_identically(algorithm, nsec3):
+    """Two caches are two mdns processes (or one before and after a restart): same RRsets,
+    keys and epoch give byte-identical records, ECDSA included (deterministic nonces)."""
+    keys = make_keys(algorithm)
+    epoch = 1_790_000_000
+    rrsets = rrsets_of_text(ZONE_TEXT, ORIGIN)
+    one = sign_zone(ORIGIN, rrsets, keys, nsec3, SignatureCache(), epoch)
+    other = sign_zone(ORIGIN, rrsets_of_text(ZONE_TEXT, ORIGIN), keys, nsec3, SignatureCache(),
+                      epoch)
+    assert records_of(one) == records_of(other)
+    assert one.fresh_signatures == other.fresh_signatures > 0
+
+
+@pytest.mark.parametrize("nsec3", [False, True])
+def test_after_one_change_only_its_signature_the_soa_and_the_chain_neighbours_differ(nsec3):
+    keys = make_keys("ECDSAP256SHA256")
+    epoch = 1_790_000_000
+    one, other = SignatureCache(), SignatureCache()
+    before = set(records_of(sign_zone(ORIGIN, rrsets_of_text(ZONE_TEXT, ORIGIN), keys, nsec3,
+                                      one, epoch)))
+    changed = (ZONE_TEXT.replace(" 1 3600 600", " 2 3600 600")
+               + "x 300 IN A 192.0.2.99\n")
+    # the new version signed by the other process, which never saw the first
+    after = set(records_of(sign_zone(ORIGIN, rrsets_of_text(changed, ORIGIN), keys, nsec3,
+                                     other, epoch)))
+    differ = {(name, rdtype, covers_of(rdtype, data)) for name, rdtype, _, data, _
+              in before ^ after}
+    x = "x.example.org."
+    if nsec3:
+        hashed = {name for name, rdtype, _ in differ if rdtype == dns.rdatatype.NSEC3}
+        # x's NSEC3 came, the one before it in hash order changed its next hash
+        assert len(hashed) == 2
+        expected = {("example.org.", dns.rdatatype.RRSIG, dns.rdatatype.SOA),
+                    (x, dns.rdatatype.RRSIG, dns.rdatatype.A)}
+        expected |= {(h, t, c) for h in hashed for t, c in (
+            (dns.rdatatype.NSEC3, None), (dns.rdatatype.RRSIG, dns.rdatatype.NSEC3))}
+    else:
+        # x sorts after www's ancestors: the NSEC before it is www's (www < x)
+        expected = {("example.org.", dns.rdatatype.RRSIG, dns.rdatatype.SOA),
+                    (x, dns.rdatatype.RRSIG, dns.rdatatype.A),
+                    (x, dns.rdatatype.NSEC, None), (x, dns.rdatatype.RRSIG, dns.rdatatype.NSEC),
+                    ("www.example.org.", dns.rdatatype.NSEC, None),
+                    ("www.example.org.", dns.rdatatype.RRSIG, dns.rdatatype.NSEC)}
+    assert differ == expected
+
+
+def covers_of(rdtype, data):
+    if rdtype != dns.rdatatype.RRSIG:
+        return None
+    return dns.rdatatype.from_text(data.split()[0])
 
 
 def test_sealed_private_key_opens_only_for_its_zone():

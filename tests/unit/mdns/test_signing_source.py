@@ -1,8 +1,13 @@
 """mdns's signed view of a zone: unsigned zones pass through untouched (IXFR history too); a
 signed zone's records gain DNSSEC records whose pre-rendered wire equals dnspython's; the
-IXFR history of a signed or once-signed zone is withheld (the answer is then a full one)."""
+IXFR of a signed zone is the signed difference when the signing epoch has not changed since
+the client's serial; otherwise, and for a once-signed zone, the history is withheld (the answer
+is then a full one)."""
 
 from __future__ import annotations
+
+import dataclasses
+import time
 
 import dns.rdata
 import dns.rdataclass
@@ -26,11 +31,12 @@ DELTA = ZoneDelta(4, 5, (), (RECORDS[3],))
 
 
 class Source:
-    def __init__(self, signing: ZoneSigning | None):
+    def __init__(self, signing: ZoneSigning | None, records=RECORDS):
         self.signing = signing
+        self.records = records
 
     async def zone_records(self, zone_id):
-        return list(RECORDS)
+        return list(self.records)
 
     async def zone_signing(self, zone_id):
         return self.signing
@@ -42,12 +48,47 @@ class Source:
         return ["192.0.2.53"]
 
 
-def signing(enabled: bool = True) -> ZoneSigning:
+def signing(enabled: bool = True, epoch: int | None = None,
+            epoch_serial: int | None = None) -> ZoneSigning:
     sealed = []
     for flags in (dkeys.SEP_FLAGS, dkeys.ZONE_FLAGS):
         private = dkeys.generate("ECDSAP256SHA256")
         sealed.append(SealedKey(flags, 13, dkeys.seal(KEK, private, ZONE)))
-    return ZoneSigning(enabled, "NSEC", tuple(sealed) if enabled else ())
+    return ZoneSigning(enabled, "NSEC", tuple(sealed) if enabled else (), epoch=epoch,
+                       epoch_serial=epoch_serial)
+
+
+def identities(records):
+    """The records a transfer client tells apart; the SOA is the IXFR's framing."""
+    return {(r.name.lower(), r.type, r.ttl, r.data) for r in records if r.type != "SOA"}
+
+
+async def test_signed_ixfr_is_the_difference_of_the_two_signed_versions():
+    """Serial 4 (no www) to 5 (www added), same epoch: applied to the signed serial 4, the
+    difference gives exactly the signed serial 5 — www's A and its RRSIG, the SOA's RRSIG,
+    the NSEC chain around www."""
+    setting = signing(epoch=int(time.time()), epoch_serial=3)
+    old_records = [dataclasses.replace(RECORDS[0], data=RECORDS[0].data.replace(" 5 ", " 4 ")),
+                   *RECORDS[1:3]]
+    old = await SigningSource(Source(setting, old_records), lambda: KEK).zone_records(ZONE)
+    source = SigningSource(Source(setting), lambda: KEK)
+    new = await source.zone_records(ZONE)
+    [delta] = await source.zone_changes(ZONE, 4)
+    assert (delta.from_serial, delta.serial) == (4, 5)
+    removed, added = identities(delta.removed), identities(delta.added)
+    assert removed <= identities(old) and not added & identities(old)
+    assert (identities(old) - removed) | added == identities(new)
+    assert len(added) < len(identities(new)) - 2  # a difference, not the zone again
+    assert ("www.example.org.", "A", 300, "192.0.2.10") in added
+    assert {r.type for r in delta.added} == {"A", "RRSIG", "NSEC"}
+
+
+async def test_signed_ixfr_across_a_new_epoch_is_withheld():
+    source = SigningSource(Source(signing(epoch=int(time.time()), epoch_serial=5)), lambda: KEK)
+    assert await source.zone_changes(ZONE, 4) is None
+    stale = SigningSource(Source(signing(epoch=int(time.time()) - 30 * 86400, epoch_serial=3)),
+                          lambda: KEK)
+    assert await stale.zone_changes(ZONE, 4) is None  # an epoch no longer used
 
 
 async def test_unsigned_zones_pass_through():

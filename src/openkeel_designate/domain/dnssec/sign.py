@@ -2,10 +2,16 @@
 
 A zone changes a few RRsets at a time, but every change gives it a new serial and a new
 transfer; signing all of it again would cost the whole zone's CPU per change.  Signatures are
-kept per (owner, type, TTL, rdata texts, key) in a ``SignatureCache`` with their text and wire
-form: a new version of the zone signs only what differs (the changed RRsets, the SOA, the
-neighbours' NSEC/NSEC3 records), parses nothing it does not sign, and re-signs a kept signature
-once less than half its validity remains.
+kept per (owner, type, TTL, rdata texts, key, epoch) in a ``SignatureCache`` with their text and
+wire form: a new version of the zone signs only what differs (the changed RRsets, the SOA, the
+neighbours' NSEC/NSEC3 records) and parses nothing it does not sign.
+
+Signatures are a function of the RRset, the key and the zone's signing *epoch* only: inception
+and expiration come from the epoch (stored per zone, moved forward by the producer's refresh),
+not from the clock, and ECDSA uses RFC 6979 deterministic nonces (Ed25519 is deterministic by
+design).  So two processes, or one before and after a restart, make byte-identical RRSIGs for
+the same version of a zone: secondaries see no churn, and a difference between two versions
+(IXFR) computed anywhere applies to a copy transferred from anywhere.
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from openkeel_designate.domain.dnssec import chain
 from openkeel_designate.domain.dnssec.keys import SigningKey, cdnskey_of, cds_of, ds_of
 from openkeel_designate.domain.dnssec.rrsets import RRsetData, SignedRecord
 
-VALIDITY = 14 * 86400  # seconds a signature is valid
-BACKDATE = 3600  # inception this far in the past: validators with a slow clock still accept
-REFRESH_LEFT = VALIDITY // 2  # a kept signature with less validity left than this is redone
+VALIDITY = 14 * 86400  # seconds a signature is valid, from its epoch
+BACKDATE = 3600  # inception this far before the epoch: validators with a slow clock accept
+MAX_EPOCH_AGE = VALIDITY // 2  # an older epoch (no refresh came) is not used: see signing_epoch
+EPOCH_STEP = 86400  # the fallback epoch is the start of the current UTC day
 DNSSEC_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.RRSIG, dns.rdatatype.NSEC,
                           dns.rdatatype.NSEC3, dns.rdatatype.NSEC3PARAM, dns.rdatatype.CDS,
                           dns.rdatatype.CDNSKEY})
@@ -85,10 +92,20 @@ class SignatureCache:
                 self.hashes = {}
 
 
+def signing_epoch(stored: int | None, now: int) -> int:
+    """The epoch to sign with: the zone's stored one while it leaves at least half the
+    validity; otherwise (none yet, or the producer's refresh has not run for a week) the start
+    of the current UTC day, so signatures never lapse and processes still agree within a day."""
+    if stored is not None and now - stored <= MAX_EPOCH_AGE:
+        return stored
+    return now - now % EPOCH_STEP
+
+
 def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec3: bool,
-              cache: SignatureCache, now: int, delete_ds: bool = False) -> SignedZone:
+              cache: SignatureCache, epoch: int, delete_ds: bool = False) -> SignedZone:
     """DNSKEY, CDS and CDNSKEY at the apex, the NSEC or NSEC3 chain (and NSEC3PARAM), and
-    RRSIGs over every authoritative RRset.  ``rrsets`` must hold the apex SOA.  ``delete_ds``:
+    RRSIGs over every authoritative RRset, valid from ``epoch`` - ``BACKDATE`` to ``epoch`` +
+    ``VALIDITY``.  ``rrsets`` must hold the apex SOA.  ``delete_ds``:
     the zone is going insecure, its CDS/CDNSKEY are the RFC 8078 delete records (the zone
     stays signed meanwhile, so it validates whether or not the parent still has the DS)."""
     origin_key = chain.name_key(origin)
@@ -104,7 +121,7 @@ def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec
     denial = (chain.nsec3_chain(origin, origin_key, zone.types, zone.delegations, denial_ttl,
                                 cache.hashes) if nsec3
               else chain.nsec_chain(zone.types, denial_ttl))
-    signer = _Signer(origin, keys, cache, now)
+    signer = _Signer(origin, keys, cache, epoch)
     records = [record for r in added + denial for record in signer.records_of(r)]
     for rrset in zone.signed + denial:
         records.extend(signer.sign(rrset))
@@ -130,10 +147,10 @@ def _apex_keys(origin: str, origin_key: tuple, keys: list[SigningKey], ttl: int,
 
 
 class _Signer:
-    def __init__(self, origin: str, keys: list[SigningKey], cache: SignatureCache, now: int):
+    def __init__(self, origin: str, keys: list[SigningKey], cache: SignatureCache, epoch: int):
         self.origin = dns.name.from_text(origin)
         self.cache = cache
-        self.now = now
+        self.epoch = epoch
         zsks = [k for k in keys if not k.flags & 1]
         self.key_signers = [k for k in keys if k.flags & 1] or keys
         self.zone_signers = zsks or self.key_signers  # a CSK signs everything
@@ -167,7 +184,8 @@ class _Signer:
 
     def sign(self, rrset: RRsetData) -> list[SignedRecord]:
         keys = self.key_signers if rrset.rdtype in _KEY_TYPES else self.zone_signers
-        content = ("sig", rrset.key, rrset.rdtype, rrset.ttl, tuple(sorted(rrset.datas)))
+        content = ("sig", self.epoch, rrset.key, rrset.rdtype, rrset.ttl,
+                   tuple(sorted(rrset.datas)))
         made = []
         for key in keys:
             kept = self._signature(rrset, key, content + self._ids[id(key)])
@@ -178,15 +196,17 @@ class _Signer:
 
     def _signature(self, rrset: RRsetData, key: SigningKey, cache_key: tuple) -> _Kept | None:
         kept = self.cache.get(cache_key)
-        if isinstance(kept, _Kept) and kept.expiration - self.now >= REFRESH_LEFT:
+        if isinstance(kept, _Kept):
             return kept
         built = self._built(rrset)
         if built is None or not len(built):
             return None  # nothing of it can be served: nothing to sign
+        # deterministic: RFC 6979 nonces for ECDSA (what dnspython's flag selects)
         rrsig = dns.dnssec.sign(built, self._private[id(key)], self.origin,
-                                key.dnskey, inception=self.now - BACKDATE,
-                                expiration=self.now + VALIDITY, origin=self.origin)
-        kept = _Kept(self.now + VALIDITY, rrsig.to_text(), rrsig.to_wire())
+                                key.dnskey, inception=self.epoch - BACKDATE,
+                                expiration=self.epoch + VALIDITY, origin=self.origin,
+                                deterministic=True)
+        kept = _Kept(self.epoch + VALIDITY, rrsig.to_text(), rrsig.to_wire())
         self.cache.put(cache_key, kept)
         self.fresh += 1
         return kept
