@@ -263,3 +263,54 @@ def test_a_change_goes_out_by_ixfr_and_a_restart_signs_the_same(tmp_path):
         # and the restarted server's IXFR from the old serial is the same difference
         assert [r.to_text() for r in ixfr_answer(running, name, serial)] == [
             r.to_text() for r in answer]
+
+
+# One valid recordset of each of Designate's 17 types (SOA and NS come with the zone).
+EVERY_TYPE = {
+    ("www", "A"): ["192.0.2.10"],
+    ("www", "AAAA"): ["2001:db8::10"],
+    ("alias", "CNAME"): ["www.{zone}"],
+    ("@", "MX"): ["10 mail.example.net."],
+    ("_sip._tcp", "SRV"): ["10 20 5060 sip.example.net."],
+    ("txt", "TXT"): ['"hello world"'],
+    ("spf", "SPF"): ['"v=spf1 -all"'],
+    ("ptr", "PTR"): ["host.example.net."],
+    ("ssh", "SSHFP"): ["4 2 " + "ab" * 32],
+    ("@", "NAPTR"): ['100 10 "S" "SIP+D2U" "" _sip._udp.example.net.'],
+    ("@", "CAA"): ["0 issue ca.example.net"],
+    ("cert", "CERT"): ["PKIX 0 0 MIIB"],
+    ("@", "HTTPS"): ["0 svc.example.net."],
+    ("_svc", "SVCB"): ["1 svc.example.net. port=8443"],
+    ("_443._tcp", "TLSA"): ["3 1 1 " + "cd" * 32],
+}
+
+
+def test_every_record_type_is_signed_and_verifies(server, client, tmp_path):
+    """Each type Designate accepts gets an RRSIG and a place in the NSEC bitmaps, and the
+    whole zone passes dnssec-verify."""
+    name = "types.example."
+    zone = client.post("/v2/zones", json={"name": name, "email": "h@types.example",
+                                          "ttl": 300}).json()
+    url = f"/v2/zones/{zone['id']}"
+    for (label, rtype), records in EVERY_TYPE.items():
+        owner = name if label == "@" else f"{label}.{name}"
+        created = client.post(f"{url}/recordsets", json={
+            "name": owner, "type": rtype, "records": [r.format(zone=name) for r in records]})
+        assert created.status_code == 202, (rtype, created.text)
+    wait_status(client, url, "ACTIVE")
+    assert client.put(f"{url}/dnssec", json={"enabled": True}).status_code == 202
+    wait_status(client, f"{url}/dnssec", "ACTIVE")
+    rrsets = transfer(server, name)
+    verify(tmp_path, name, rrsets)
+    covered = {dns.rdatatype.to_text(r.covers) for r in rrsets if r.rdtype == dns.rdatatype.RRSIG}
+    assert {rtype for _, rtype in EVERY_TYPE} | {"SOA", "NS"} <= covered
+    in_bitmaps = {dns.rdatatype.to_text(t) for r in rrsets if r.rdtype == dns.rdatatype.NSEC
+                  for rd in r for window in rd.windows for t in _types(window)}
+    assert {rtype for _, rtype in EVERY_TYPE} <= in_bitmaps
+
+
+def _types(window: tuple[int, bytes]) -> list[int]:
+    """The types of one NSEC bitmap window (RFC 4034 §4.1.2)."""
+    number, bitmap = window
+    return [number * 256 + i * 8 + bit for i, byte in enumerate(bitmap)
+            for bit in range(8) if byte & (0x80 >> bit)]
