@@ -140,18 +140,20 @@ async def axfr(
     port: int,
     *,
     timeout: float = 10.0,
+    first_timeout: float | None = None,
     lifetime: float | None = None,
 ) -> dns.zone.Zone:
     """Transfer the whole zone from ``host:port`` over TCP into a fresh ``dns.zone.Zone``
     (absolute owner names: ``relativize=False``), parsed in slices of the event loop
     (``inbound``).
 
-    ``timeout`` bounds the wait for each message, ``lifetime`` (default 10 × timeout) the whole
-    transfer.  A refusal, a bad stream or a timeout raises (``DnsTimeout`` /
+    ``timeout`` bounds the wait for each message, ``first_timeout`` (default ``timeout``) the
+    wait for the first (the master renders, and maybe signs, the zone before it),
+    ``lifetime`` (default 10 × the larger of the two) the whole transfer.  A refusal, a bad stream or a timeout raises (``DnsTimeout`` /
     ``DnsTransferError``), so the caller keeps serving what it had.
     """
     origin = _name(zone_name)
-    return await _transfer(origin, host, port, timeout, lifetime, None,
+    return await _transfer(origin, host, port, timeout, first_timeout, lifetime, None,
                            f"transfer of {origin} from {host}:{port}")
 
 
@@ -161,6 +163,7 @@ async def ixfr(
     port: int,
     *,
     timeout: float = 10.0,
+    first_timeout: float | None = None,
     lifetime: float | None = None,
 ) -> dns.zone.Zone:
     """``zone`` brought up to the master's serial by IXFR (RFC 1995) from its own SOA serial,
@@ -169,16 +172,18 @@ async def ixfr(
     content.  A difference that does not apply exactly (deleting what is not there) raises
     ``DnsTransferError`` — the caller then transfers the zone whole.
     """
-    return await _transfer(zone.origin, host, port, timeout, lifetime, zone,
+    return await _transfer(zone.origin, host, port, timeout, first_timeout, lifetime, zone,
                            f"IXFR of {zone.origin} from {host}:{port}")
 
 
 async def _transfer(origin: dns.name.Name, host: str, port: int, timeout: float,
-                    lifetime: float | None, base: dns.zone.Zone | None,
-                    where: str) -> dns.zone.Zone:
+                    first_timeout: float | None, lifetime: float | None,
+                    base: dns.zone.Zone | None, where: str) -> dns.zone.Zone:
+    if lifetime is None:
+        lifetime = max(timeout, first_timeout or 0) * 10
     try:
-        return await asyncio.wait_for(inbound.transfer(origin, host, port, timeout, base),
-                                      lifetime if lifetime is not None else timeout * 10)
+        return await asyncio.wait_for(
+            inbound.transfer(origin, host, port, timeout, base, first_timeout), lifetime)
     except TimeoutError as exc:
         raise DnsTimeout(f"{where} timed out") from exc
     except (dns.exception.DNSException, EOFError, ValueError) as exc:

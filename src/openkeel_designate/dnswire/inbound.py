@@ -46,16 +46,20 @@ class DeleteNotExact(dns.exception.FormError):
 
 
 async def transfer(origin: dns.name.Name, host: str, port: int, timeout: float,
-                   base: dns.zone.Zone | None = None) -> dns.zone.Zone:
+                   base: dns.zone.Zone | None = None,
+                   first_timeout: float | None = None) -> dns.zone.Zone:
     """AXFR ``origin`` (``base`` None) or IXFR it from ``base``'s serial; the new zone.
 
-    ``timeout`` bounds the wait for each message (the caller bounds the whole)."""
+    ``timeout`` bounds the wait for each message (the caller bounds the whole);
+    ``first_timeout`` (default ``timeout``) the wait for the first one, which a master sends
+    only once it has read and rendered the zone — signed for the first time, a large zone
+    takes mdns minutes."""
     if base is None:
         query = dns.message.make_query(origin, dns.rdatatype.AXFR)
     else:
         query, _ = dns.xfr.make_query(base, serial=0)
     receiver = _Receiver(origin, base)
-    async for wire in _messages(query, host, port, timeout):
+    async for wire in _messages(query, host, port, timeout, first_timeout or timeout):
         records = await slices.drive(_answers(wire, query))
         await slices.drive(receiver.take(records))
         if receiver.done:
@@ -66,15 +70,17 @@ async def transfer(origin: dns.name.Name, host: str, port: int, timeout: float,
 
 
 async def _messages(query: dns.message.Message, host: str, port: int,
-                    timeout: float) -> AsyncIterator[bytes]:
+                    timeout: float, first_timeout: float) -> AsyncIterator[bytes]:
     """The wire form of each answer message, read from the TCP stream as it arrives."""
     wire = query.to_wire()
     reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
     try:
         writer.write(len(wire).to_bytes(2, "big") + wire)
+        wait = first_timeout
         while True:
-            length = int.from_bytes(await asyncio.wait_for(reader.readexactly(2), timeout), "big")
+            length = int.from_bytes(await asyncio.wait_for(reader.readexactly(2), wait), "big")
             yield await asyncio.wait_for(reader.readexactly(length), timeout)
+            wait = timeout
     finally:
         writer.close()
         with contextlib.suppress(OSError):

@@ -28,6 +28,14 @@ from openkeel_designate.nameserver.zones import ZoneStore
 
 log = logging.getLogger(__name__)
 
+# mdns sends a transfer's first message only once the zone is read and rendered — signed for
+# the first time, a 100,000-record zone takes it a minute or more — so the first message may
+# take this long; after it, each message gets ``xfr_timeout``.  The whole transfer of such a
+# zone (400,000 signed records, parsed in slices) is bounded by ``XFR_LIFETIME``.  A refresh
+# is a task of its own per zone: a slow zone delays no other.
+XFR_FIRST_TIMEOUT = 180.0
+XFR_LIFETIME = 900.0
+
 Master = tuple[str, int]
 
 
@@ -41,6 +49,8 @@ class Refresher:
         *,
         soa_timeout: float = 2.0,
         xfr_timeout: float = 10.0,
+        xfr_first_timeout: float = XFR_FIRST_TIMEOUT,
+        xfr_lifetime: float = XFR_LIFETIME,
         tick: float = 0.5,
         default_retry: float = 60.0,
     ):
@@ -48,6 +58,8 @@ class Refresher:
         self.masters = list(masters)
         self.soa_timeout = soa_timeout
         self.xfr_timeout = xfr_timeout
+        self.xfr_first_timeout = xfr_first_timeout
+        self.xfr_lifetime = xfr_lifetime
         self.tick = tick
         self.default_retry = default_retry
         self._running: dict[dns.name.Name, asyncio.Task] = {}
@@ -110,7 +122,9 @@ class Refresher:
             if served is not None and await self._incremental(served.zone, host, port):
                 return True
             try:
-                zone = await axfr(name, host, port, timeout=self.xfr_timeout)
+                zone = await axfr(name, host, port, timeout=self.xfr_timeout,
+                                  first_timeout=self.xfr_first_timeout,
+                                  lifetime=self.xfr_lifetime)
             except (OSError, DnsTransferError) as exc:
                 log.warning("transfer of %s from %s:%s failed: %s", name, host, port, exc)
                 continue
@@ -123,7 +137,9 @@ class Refresher:
         """IXFR from the served zone to a new version; False (nothing swapped) means: transfer
         it whole."""
         try:
-            updated = await ixfr(zone, host, port, timeout=self.xfr_timeout)
+            updated = await ixfr(zone, host, port, timeout=self.xfr_timeout,
+                                 first_timeout=self.xfr_first_timeout,
+                                 lifetime=self.xfr_lifetime)
         except (OSError, DnsTransferError) as exc:
             log.info("IXFR of %s from %s:%s failed (%s); trying AXFR", zone.origin, host, port,
                      exc)
