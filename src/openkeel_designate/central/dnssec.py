@@ -22,6 +22,7 @@ No step leaves a validator without a chain from the parent's DS:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -171,15 +172,7 @@ async def roll_zsks(svc: Services, period_days: int, now: datetime | None = None
             await _changed(session, zone, row)
         return len(due)
 
-    total = 0
-    while True:
-        count = await svc.db.transaction(work)
-        total += count
-        if count < batch:
-            break
-    if total:
-        svc.wake_worker()
-    return total
+    return await _in_batches(svc, work, batch)
 
 
 async def _changed(session: AsyncSession, zone: Zone, row: ZoneDnssec) -> None:
@@ -269,15 +262,7 @@ async def retire_keys(svc: Services, now: datetime | None = None, batch: int = 1
             central_zones.mark_pending(zone, "UPDATE", bump_serial=True)
         return len(due)
 
-    total = 0
-    while True:
-        count = await svc.db.transaction(work)
-        total += count
-        if count < batch:
-            break
-    if total:
-        svc.wake_worker()
-    return total
+    return await _in_batches(svc, work, batch)
 
 
 async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int:
@@ -295,6 +280,13 @@ async def refresh_signatures(svc: Services, age: float, batch: int = 100) -> int
             row.epoch_due = True  # the new serial starts a new signing epoch
         return len(due)
 
+    return await _in_batches(svc, work, batch)
+
+
+async def _in_batches(svc: Services, work: Callable[[AsyncSession], Awaitable[int]],
+                      batch: int) -> int:
+    """``work`` (one transaction handling at most ``batch`` zones) until a batch comes back
+    short; the worker is woken once if any zone got a new serial.  The total."""
     total = 0
     while True:
         count = await svc.db.transaction(work)
