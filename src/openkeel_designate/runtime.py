@@ -53,6 +53,8 @@ LOG = logging.getLogger(__name__)
 ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver", "sink", "externaldns")
 # Designate's service names in /v2/service_statuses for our roles (the api hosts central).
 HEARTBEAT_NAMES = {"api": "central", "worker": "worker", "mdns": "mdns", "producer": "producer"}
+# How long a stop waits for loops and listeners to end by themselves before cancelling them.
+STOP_GRACE_SECONDS = 5.0
 
 
 def open_database(conf: cfg.ConfigOpts) -> Database:
@@ -271,7 +273,10 @@ class Runtime:
             await self.producer.stop()
         for server in self._dns:
             await server.stop()
-        for task in self._tasks:
+        pending = [task for task in self._tasks if not task.done()]
+        if pending:  # the worker's sweep may be in a statement: let it end rather than cut it
+            await asyncio.wait(pending, timeout=STOP_GRACE_SECONDS)
+        for task in pending:
             if not task.done():
                 task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -34,6 +34,7 @@ class PeerExemption:
         self.interval = interval
         self.configured = limiter.exempt
         self._task: asyncio.Task | None = None
+        self._stopping = asyncio.Event()
 
     async def start(self) -> None:
         """Exempt the peers before the first query is answered, then keep them current."""
@@ -41,7 +42,11 @@ class PeerExemption:
         self._task = asyncio.create_task(self._refresh_forever())
 
     async def stop(self) -> None:
+        """End the loop between reads (a read cut mid-statement leaves a connection the
+        pool cannot reset); cancel only a read that hangs."""
         if self._task is not None:
+            self._stopping.set()
+            await asyncio.wait([self._task], timeout=5)
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
@@ -57,7 +62,10 @@ class PeerExemption:
         self.limiter.set_exempt([*self.configured, *addresses.host_networks(hosts)])
 
     async def _refresh_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            await self.refresh()
+        while not self._stopping.is_set():
+            try:
+                await asyncio.wait_for(self._stopping.wait(), self.interval)
+                return
+            except TimeoutError:
+                await self.refresh()
 

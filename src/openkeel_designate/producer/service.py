@@ -27,6 +27,8 @@ from openkeel_designate.storage.models import utcnow
 
 LOG = logging.getLogger(__name__)
 
+STOP_GRACE_SECONDS = 10.0
+
 
 class Producer:
     def __init__(self, svc: Services, owner: str, roles: list[str]):
@@ -34,6 +36,7 @@ class Producer:
         self.owner = owner
         self.roles = roles
         self._tasks: list[asyncio.Task] = []
+        self._stopping = asyncio.Event()
 
     def start(self, run_cluster_jobs: bool) -> None:
         conf: cfg.ConfigOpts = self.svc.conf
@@ -50,10 +53,17 @@ class Producer:
                 self._every(conf["producer_task:periodic_exists"].interval,
                             self.announce_existing, "periodic_exists")
 
-    async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+    async def stop(self, grace: float = STOP_GRACE_SECONDS) -> None:
+        """Let a job in flight finish before the loops end: a job cancelled in the middle of
+        a statement leaves its connection to be reset by the pool's finaliser, which fails
+        (and logs a traceback) on MariaDB. Only a job still running after ``grace`` is
+        cancelled."""
+        self._stopping.set()
+        if self._tasks:
+            _done, late = await asyncio.wait(self._tasks, timeout=grace)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
         try:
             await service_statuses.heartbeat(self.svc, self.roles, "STOPPED")
         except Exception:
@@ -62,7 +72,7 @@ class Producer:
     def _every(self, interval: float, job: Callable[[], Awaitable[None]],
                lease: str | None) -> None:
         async def loop() -> None:
-            while True:
+            while not self._stopping.is_set():
                 try:
                     if lease is None or await leases.acquire(self.svc.db, lease, self.owner,
                                                              interval * 0.9):
@@ -73,7 +83,10 @@ class Producer:
                     LOG.warning("periodic job %s: %s", job.__name__, exc)
                 except Exception:
                     LOG.exception("periodic job %s failed", job.__name__)
-                await asyncio.sleep(interval)
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), interval)
+                except TimeoutError:
+                    pass
 
         self._tasks.append(asyncio.create_task(loop()))
 
