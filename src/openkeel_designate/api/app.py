@@ -42,7 +42,7 @@ from openkeel_designate.api.routes import (
     zones,
 )
 from openkeel_designate.central.services import Services
-from openkeel_designate.domain import errors
+from openkeel_designate.domain import errors, rrtypes
 
 _FLASK_404 = (
     "<!doctype html>\n<html lang=en>\n<title>404 Not Found</title>\n<h1>Not Found</h1>\n"
@@ -66,7 +66,8 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
                    zone_imports, zone_exports, zone_actions):
         app.include_router(module.router)
     _install_error_handlers(app)
-    install_openapi(app)
+    configured = services.conf.supported_record_type
+    install_openapi(app, [name for name in configured if rrtypes.enabled(name, configured)])
     app.add_middleware(EdgeMiddleware, services=services, auth=auth)
     app.add_middleware(AccessMiddleware)  # outermost: counts and logs what the edge answers too
     return app

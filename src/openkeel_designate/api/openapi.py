@@ -159,25 +159,31 @@ _FLOATINGIP_KEY: Schema = {
     "pattern": r"^[A-Za-z0-9_.-]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}
 
 
-def install(app: FastAPI) -> None:
-    """Serve the completed document from ``/openapi.json`` (built once, then cached)."""
+def install(app: FastAPI, record_types: list[str] | None = None) -> None:
+    """Serve the completed document from ``/openapi.json`` (built once, then cached).
+    ``record_types``: the deployment's ``supported_record_type``, so an opt-in type (DS) is
+    documented where it is accepted and a type turned off is not."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = complete(generate())
+            app.openapi_schema = complete(generate(), record_types)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def complete(document: dict[str, Any]) -> dict[str, Any]:
-    """A copy of FastAPI's ``document`` with bodies, list parameters and UUID path formats."""
+def complete(document: dict[str, Any],
+             record_types: list[str] | None = None) -> dict[str, Any]:
+    """A copy of FastAPI's ``document`` with bodies, list parameters and UUID path formats;
+    recordset types as ``record_types`` (the default supported types when None)."""
     doc = deepcopy(document)
     for path, operations in doc.get("paths", {}).items():
         for method, operation in operations.items():
             _path_formats(operation)
             body = BODIES.get((method, path))
+            if body is not None and record_types is not None:
+                body = _with_record_types(body, record_types)
             if body is not None:
                 operation["requestBody"] = {
                     "required": True, "content": {"application/json": {"schema": body}}}
@@ -191,6 +197,25 @@ def complete(document: dict[str, Any]) -> dict[str, Any]:
                     "schema": {"type": "string"},
                     "description": "`*` or entity tags (ETag of the resource); 412 when not met"})
     return doc
+
+
+def _with_record_types(body: Schema, record_types: list[str]) -> Schema:
+    """``body`` with every recordset ``type`` enum (a recordset's, a change's) replaced."""
+    body = deepcopy(body)
+    default = rrtypes.default_supported()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("enum") == default:
+                node["enum"] = list(record_types)
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(body)
+    return body
 
 
 def _path_formats(operation: dict[str, Any]) -> None:

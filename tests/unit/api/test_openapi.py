@@ -56,3 +56,22 @@ def test_change_feed_and_conditional_headers_are_described() -> None:
     put = paths["/v2/zones/{zone_id}/recordsets/{recordset_id}"]["put"]["parameters"]
     assert {"name": "If-Match", "in": "header"}.items() <= next(
         p for p in put if p["name"] == "If-Match").items()
+
+
+def test_recordset_types_follow_the_deployment() -> None:
+    """DS is opt-in: documented only where ``supported_record_type`` lists it."""
+    def types(supported: list[str] | None) -> tuple[list[str], list[str]]:
+        conf = config.load([])
+        if supported is not None:
+            conf.set_override("supported_record_type", supported)
+        app = create_app(SimpleNamespace(conf=conf))  # type: ignore[arg-type]
+        paths = app.openapi()["paths"]
+        post = paths["/v2/zones/{zone_id}/recordsets"]["post"]["requestBody"]["content"]
+        batch = paths["/v2/zones/{zone_id}/changes"]["post"]["requestBody"]["content"]
+        return (post["application/json"]["schema"]["properties"]["type"]["enum"],
+                batch["application/json"]["schema"]["properties"]["changes"]["items"][
+                    "properties"]["type"]["enum"])
+
+    default_post, default_batch = types(None)
+    assert "DS" not in default_post and "DS" not in default_batch and "A" in default_post
+    assert types(["A", "AAAA", "DS"]) == (["A", "AAAA", "DS"],) * 2
