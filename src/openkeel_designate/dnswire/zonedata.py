@@ -42,12 +42,18 @@ class ZoneHead:
 
 @dataclass(frozen=True, slots=True)
 class ZoneDelta:
-    """What changed from ``from_serial`` to ``serial`` (SOA excluded): one IXFR difference."""
+    """What changed from ``from_serial`` to ``serial`` (SOA excluded): one IXFR difference.
+
+    ``old_soa``: the SOA as it was at ``from_serial`` (its serial field 0) when this step
+    changed more of it than the serial — a new email or TTL — so that an IXFR opens with the
+    SOA the client really holds (a strict client deletes exactly that record); None when only
+    the serial moved."""
 
     from_serial: int
     serial: int
     removed: tuple[ServedRecord, ...]
     added: tuple[ServedRecord, ...]
+    old_soa: ServedRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ transfers with chained TSIG.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -197,10 +196,10 @@ class MdnsHandler:
         deltas = await history(zone.id, since) if history is not None else None
         wire = ZoneWire(zone.name)
         soa_wire = wire.wire(soa)
-        old_soa_wire = _soa_wire_with_serial(wire, soa, since)
-        old_soa_data = _soa_data_with_serial(soa, since)
+        old_soa = incremental.soa_at(deltas or [], soa, since)
+        old_soa_wire = wire.wire(old_soa) if old_soa is not None else None
         if (not incremental.complete_chain(deltas, since, current) or soa_wire is None
-                or old_soa_wire is None or old_soa_data is None):
+                or old_soa is None or old_soa_wire is None):
             if not tcp:  # a full transfer never fits a datagram: do not even read the zone
                 return self.xfr_over_udp(query, soa)
             return await self.axfr(query, scope, tcp, zone)
@@ -208,7 +207,6 @@ class MdnsHandler:
         body = [soa_wire, old_soa_wire, *wire.wires(removed), soa_wire, *wire.wires(added),
                 soa_wire]
         if not tcp:
-            old_soa = dataclasses.replace(soa, data=old_soa_data)
             return self.ixfr_over_udp(query, soa, [soa, old_soa, *removed, soa, *added, soa],
                                       sum(map(len, body)))
         return self._pack(query, zone, key, body, tcp)
@@ -347,6 +345,7 @@ class MdnsHandler:
         """TCP answers may use the whole message size; UDP ones min(client's, our) payload."""
         return limits.render(response, tcp, self.max_udp_payload, self.max_message_size)
 
+
 def _soa_serial(soa: ServedRecord | None) -> int | None:
     if soa is None:
         return None
@@ -354,21 +353,3 @@ def _soa_serial(soa: ServedRecord | None) -> int | None:
         return int(render_rdata(soa).serial)  # type: ignore[attr-defined]
     except Exception:
         return None
-
-
-def _soa_data_with_serial(soa: ServedRecord, serial: int) -> str | None:
-    """The SOA's rdata text with another serial (the old version's SOA in an IXFR answer)."""
-    try:
-        return render_rdata(soa).replace(serial=serial).to_text()
-    except Exception:
-        return None
-
-
-def _soa_wire_with_serial(wire: ZoneWire, soa: ServedRecord, serial: int) -> bytes | None:
-    """The SOA as it was at ``serial`` for the start of a deletion sequence (RFC 1995 §4: only
-    its serial identifies the old version)."""
-    try:
-        rdata = render_rdata(soa).replace(serial=serial)
-    except Exception:
-        return None
-    return wire.rr(soa.name, soa.ttl, rdata)

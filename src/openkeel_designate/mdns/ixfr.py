@@ -41,6 +41,17 @@ def condense(deltas: Iterable[ZoneDelta]) -> tuple[list[ServedRecord], list[Serv
     return list(removed), list(added)
 
 
+def soa_at(deltas: list[ZoneDelta], current: ServedRecord, serial: int) -> ServedRecord | None:
+    """The SOA the client at ``serial`` holds: the oldest SOA the chain says was replaced,
+    else the current one's fields, with ``serial`` (None: an SOA that does not parse)."""
+    soa = next((d.old_soa for d in deltas if d.old_soa is not None), current)
+    fields = soa.data.split()
+    if len(fields) != 7:
+        return None
+    fields[2] = str(serial)
+    return ServedRecord(soa.name, soa.type, soa.ttl, " ".join(fields))
+
+
 def complete_chain(deltas: list[ZoneDelta] | None, since: int, current: int) -> bool:
     """Whether ``deltas`` lead from ``since`` to ``current`` without a gap."""
     if not deltas or deltas[0].from_serial != since or deltas[-1].serial != current:

@@ -45,7 +45,7 @@ from openkeel_designate.dnswire.zonedata import (
 from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, signing_epoch
 from openkeel_designate.domain.serial import serial_gt
 from openkeel_designate.mdns import zone_signer
-from openkeel_designate.mdns.ixfr import complete_chain, condense
+from openkeel_designate.mdns.ixfr import complete_chain, condense, soa_at
 from openkeel_designate.observability import metrics
 
 log = logging.getLogger(__name__)
@@ -107,12 +107,14 @@ class SigningSource:
         if current is None or _soa_serial(current) != deltas[-1].serial:
             return None  # the zone moved on meanwhile: the history is not of this version
         removed, added = condense(deltas)
-        old = _older_version(records, current, since_serial, removed, added)
-        if old is None:
+        old_soa = soa_at(deltas, current, since_serial)
+        if old_soa is None:
             return None
+        old = _older_version(records, old_soa, removed, added)
         made = await self._difference(zone_id, old, records, signing)
+        replaced = next((d.old_soa for d in deltas if d.old_soa is not None), None)
         return [ZoneDelta(since_serial, deltas[-1].serial, (*removed, *made[0]),
-                          (*added, *made[1]))]
+                          (*added, *made[1]), replaced)]
 
     async def _signing(self, zone_id: str) -> ZoneSigning | None:
         read = getattr(self.source, "zone_signing", None)
@@ -172,17 +174,13 @@ def _soa_serial(soa: ServedRecord) -> int | None:
     return int(fields[2]) if len(fields) >= 7 and fields[2].isdigit() else None
 
 
-def _older_version(records: list[ServedRecord], soa: ServedRecord, serial: int,
+def _older_version(records: list[ServedRecord], old_soa: ServedRecord,
                    removed: list[ServedRecord], added: list[ServedRecord]
-                   ) -> list[ServedRecord] | None:
-    """The zone's records at ``serial``: the current ones with the history's changes undone and
-    the SOA at that serial (its other fields as now, as the IXFR's old SOA is made)."""
-    fields = soa.data.split()
-    if len(fields) < 7:
-        return None
-    fields[2] = str(serial)
+                   ) -> list[ServedRecord]:
+    """The zone's records at the client's serial: the current ones with the history's changes
+    undone and the SOA it holds (``ixfr.soa_at``)."""
     gone = set(added)
-    old = [ServedRecord(soa.name, soa.type, soa.ttl, " ".join(fields))]
+    old = [old_soa]
     old.extend(r for r in records if r.type != "SOA" and r not in gone)
     old.extend(removed)
     return old

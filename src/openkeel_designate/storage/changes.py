@@ -18,6 +18,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import ChangeBatch, Zone, ZoneChange
+from openkeel_designate.storage import zonehistory
 
 KEEP = 100
 BATCH, SERIAL = "BATCH", "SERIAL"
@@ -102,5 +103,6 @@ async def contents(session: AsyncSession, wanted: list[Heading]) -> dict[str, An
     if step_ids:
         rows = await session.execute(select(ZoneChange.id, ZoneChange.removed, ZoneChange.added)
                                      .where(ZoneChange.id.in_(step_ids)))
-        out.update({str(r.id): (json.loads(r.removed), json.loads(r.added)) for r in rows})
+        out.update({str(r.id): (zonehistory.content_rows(r.removed),
+                                zonehistory.content_rows(r.added)) for r in rows})
     return out

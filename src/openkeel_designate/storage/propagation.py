@@ -6,7 +6,6 @@ a propagation request that found the rows stale; read by the API and ``manage zo
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,6 +13,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage.models import (
     PoolNameserver,
     Zone,
@@ -118,8 +118,8 @@ async def changes(session: AsyncSession, zone_id: str, limit: int) -> list[dict]
                ZoneChange.created_at).where(ZoneChange.zone_id == zone_id)
         .order_by(ZoneChange.id.desc()).limit(limit))).all()
     return [{"serial": r.serial, "from_serial": r.from_serial,
-             "added": [_record(x) for x in json.loads(r.added)],
-             "removed": [_record(x) for x in json.loads(r.removed)],
+             "added": [_record(x) for x in zonehistory.content_rows(r.added)],
+             "removed": [_record(x) for x in zonehistory.content_rows(r.removed)],
              "created_at": r.created_at} for r in rows]
 
 

@@ -158,10 +158,11 @@ async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None
 
 
 async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
-    """What mdns serves of the zone now, SOA left out: the content the history compares."""
+    """What mdns serves of the zone now, the SOA without its serial: the content the history
+    compares (a step that changes the SOA's email or TTL then says so)."""
     rows = (await session.execute(served_query(zone_id))).all()
-    return {(r.name, r.type, r.ttl, r.data) for r in served_records(rows, zone_id)
-            if r.type != "SOA"}
+    return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
+            for r in served_records(rows, zone_id)}
 
 
 async def _rewrite_soa(session: AsyncSession, zone) -> None:  # noqa: ANN001 - a frozen zone

@@ -3,8 +3,8 @@
 Why snapshots rather than a diff read off the records table: a record update rewrites ``data`` in
 place and a recordset TTL change alters every served RR of the set without touching a record row,
 so the records table alone cannot say what a secondary holds at the old serial.  Instead, when a
-worker claim assigns a new serial, the served set (exactly what mdns puts in an AXFR, SOA left
-out) is read and compared with the set stored at the previous serial; the difference becomes one
+worker claim assigns a new serial, the served set (exactly what mdns puts in an AXFR, the SOA's
+serial left out) is read and compared with the set stored at the previous serial; the difference becomes one
 ``zone_changes`` row.  Only the newest row of a zone keeps the full set (``snapshot``,
 zlib-compressed JSON, a few bytes per record), so the storage cost is one snapshot per zone plus
 the last ``KEEP`` differences.  The price is one extra read of the zone per serial — the same query
@@ -32,6 +32,18 @@ KEEP = 50
 Row = tuple[str, str, int, str]
 
 
+def history_row(name: str, rtype: str, ttl: int, data: str) -> Row:
+    """A served record as the history keeps it: the SOA with serial 0, since every step
+    moves the serial and only its other fields are content (snapshots from before the SOA
+    was kept have none: the first step after them just cannot tell the old SOA)."""
+    if rtype == "SOA":
+        fields = data.split()
+        if len(fields) == 7:
+            fields[2] = "0"
+            data = " ".join(fields)
+    return (name, rtype, ttl, data)
+
+
 def encode_snapshot(rows: set[Row]) -> bytes:
     return zlib.compress(json.dumps(sorted(rows), separators=(",", ":")).encode(), 6)
 
@@ -44,13 +56,27 @@ def _text(rows: set[Row]) -> str:
     return json.dumps(sorted(rows), separators=(",", ":"))
 
 
+def content_rows(text: str) -> list[list]:
+    """A step's stored rows without the SOA: what the change feed and the propagation view
+    show (the SOA moves with every serial; ``history_row`` keeps it only for IXFR)."""
+    return [row for row in json.loads(text) if row[1] != "SOA"]
+
+
 def _records(text: str) -> tuple[ServedRecord, ...]:
     return tuple(ServedRecord(n, t, int(ttl), d) for n, t, ttl, d in json.loads(text))
 
 
+def _delta(from_serial: int, serial: int, removed: str, added: str) -> ZoneDelta:
+    """A stored step as mdns takes it: records without the SOA, a replaced SOA aside."""
+    gone, new = _records(removed), _records(added)
+    old_soa = next((r for r in gone if r.type == "SOA"), None)
+    return ZoneDelta(from_serial, serial, tuple(r for r in gone if r.type != "SOA"),
+                     tuple(r for r in new if r.type != "SOA"), old_soa)
+
+
 async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, new_serial: int,
                         served: set[Row]) -> None:
-    """Append the ``old_serial → new_serial`` step given the zone's served set (SOA excluded).
+    """Append the ``old_serial → new_serial`` step given the zone's served set (``history_row``).
 
     Without a snapshot at ``old_serial`` (a zone older than the history, or a serial that moved
     without a claim; a new zone has one from ``record_base``) the row is a base: it starts a new
@@ -78,7 +104,7 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
 
 
 async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row]) -> None:
-    """Start the history at ``serial`` with the zone's served set (SOA excluded).
+    """Start the history at ``serial`` with the zone's served set (``history_row``).
 
     Called when a zone goes out without a new serial — its creation or import — and
     ``latest_serial`` is not already ``serial``, so that the first change after it is already a
@@ -134,4 +160,4 @@ async def changes_since(session: AsyncSession, zone_id: str,
         select(ZoneChange.from_serial, ZoneChange.serial, ZoneChange.removed, ZoneChange.added)
         .where(ZoneChange.zone_id == zone_id, ZoneChange.id >= steps[start].id)
         .order_by(ZoneChange.id))).all()
-    return [ZoneDelta(int(f), int(s), _records(r), _records(a)) for f, s, r, a in rows]
+    return [_delta(int(f), int(s), r, a) for f, s, r, a in rows]

@@ -307,3 +307,44 @@ def test_first_change_after_creation_and_import_is_incremental(engine: str) -> N
             assert soa.answer[0][0].serial == serial
         log = server.log_tail(400)
         assert "first.example. updated to serial" in log and "by IXFR" in log
+
+
+@pytest.mark.integration
+def test_ixfr_opens_with_the_soa_the_client_holds_after_an_email_and_ttl_change() -> None:
+    """RFC 1995 §4: each difference starts with the old SOA. After a zone's email and TTL
+    changed, that is the SOA the client holds (old rname, old TTL), not today's with an old
+    serial: a strict client deletes exactly that record."""
+    name = "soa-change.example."
+    with ServerProcess() as server, httpx.Client(base_url=server.api_url,
+                                                 headers=server.headers(), timeout=10) as http:
+        zone = http.post("/v2/zones", json={"name": name, "email": "old@soa-change.example",
+                                             "ttl": 300}).json()
+        url = f"/v2/zones/{zone['id']}"
+        base_serial = wait_active(http, url)["serial"]
+        base = dns.zone.Zone(name, relativize=False)
+        dns.query.inbound_xfr("127.0.0.1", base, port=server.mdns_port, timeout=5)
+        held = base.find_rdataset(name, "SOA")
+
+        http.patch(url, json={"email": "new@soa-change.example", "ttl": 600})
+        body = http.post(f"{url}/recordsets", json={
+            "name": f"www.{name}", "type": "A", "records": ["192.0.2.7"]}).json()
+        wait_active(http, f"{url}/recordsets/{body['id']}")
+        serial = wait_serial_moved(http, url, base_serial)
+
+        answers = list(dns.query.xfr("127.0.0.1", name, rdtype=dns.rdatatype.IXFR,
+                                     serial=base_serial, port=server.mdns_port, timeout=5,
+                                     relativize=False))
+        soas = [rrset for m in answers for rrset in m.answer
+                if rrset.rdtype == dns.rdatatype.SOA]
+        assert [rrset[0].serial for rrset in soas[:2]] == [serial, base_serial]  # an IXFR
+        old = soas[1]
+        assert old.ttl == held.ttl == 300
+        assert old[0] == held[0]  # every field as the client holds it, old email included
+        assert str(soas[0][0].rname) == "new.soa-change.example."
+        assert soas[0].ttl == 600
+
+        query, _ = dns.xfr.make_query(base)
+        dns.query.inbound_xfr("127.0.0.1", base, query, port=server.mdns_port, timeout=5)
+        full = dns.zone.Zone(name, relativize=False)
+        dns.query.inbound_xfr("127.0.0.1", full, port=server.mdns_port, timeout=5)
+        assert base == full
