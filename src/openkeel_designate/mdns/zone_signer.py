@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import os
+import socket
 from collections import OrderedDict
 import time
 from typing import NamedTuple
@@ -47,7 +48,7 @@ import dns.rrset
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ServedRecord
 from openkeel_designate.domain.dnssec import keys as dnssec_keys
-from openkeel_designate.domain.dnssec.chain import name_key
+from openkeel_designate.domain.dnssec.chain import name_key, type_text
 from openkeel_designate.domain.dnssec.rrsets import RRsetData
 from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
 from openkeel_designate.mdns.packing import render_rdata
@@ -137,7 +138,7 @@ def _sign_version(zone_id: str, records: list[Record], kek: bytes,
     soa = next(r for r in served if r.type == "SOA")
     opened = [_open(kek, zone_id, key) for key in keys]
     signed = sign_zone(soa.name, rrsets_of(served), opened, nsec3, _cache, epoch, delete_ds)
-    made = [(r.name, dns.rdatatype.to_text(r.rdtype), r.ttl, r.data, r.wire)
+    made = [(r.name, type_text(r.rdtype), r.ttl, r.data, r.wire)
             for r in signed.records]
     return made, signed.fresh_signatures
 
@@ -166,8 +167,29 @@ def rrsets_of(records: list[ServedRecord]) -> list[RRsetData]:
             key = keys[owner] = name_key(members[0].name)
         rrsets.append(RRsetData(members[0].name, key, _type_code(rtype), members[0].ttl,
                                 tuple(m.data for m in members),
-                                functools.partial(_render, members)))
+                                functools.partial(_render, members), _address_wires(members)))
     return rrsets
+
+
+_FAMILIES = {"A": socket.AF_INET, "AAAA": socket.AF_INET6}
+
+
+def _address_wires(records: list[ServedRecord]) -> tuple[bytes, ...] | None:
+    """The rdata wires of an A or AAAA RRset written in canonical text (what most of a large
+    zone is), so that signing it parses nothing; None for anything else (dnspython then)."""
+    family = _FAMILIES.get(records[0].type)
+    if family is None:
+        return None
+    wires = []
+    for record in records:
+        try:
+            packed = socket.inet_pton(family, record.data)
+        except (OSError, ValueError):
+            return None
+        if socket.inet_ntop(family, packed) != record.data:
+            return None  # e.g. leading zeros: dnspython's reading decides
+        wires.append(packed)
+    return tuple(wires)
 
 
 @functools.lru_cache(maxsize=256)
