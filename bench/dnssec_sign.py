@@ -305,6 +305,7 @@ def server_part(args: argparse.Namespace) -> None:
         prober.every("api GET zone (quiet)", stamped("api GET zone (quiet)", api_read(
             quiet, f"/v2/zones/{quiet_id}")))
         windows = []
+        statuses: set[str] = set()  # every status of the zone and its DNSSEC seen on the way
         try:
             time.sleep(0.5)
             loop_lag_max(server)  # resets the maximum: the next read covers the signing
@@ -319,8 +320,13 @@ def server_part(args: argparse.Namespace) -> None:
             windows.append(("PUT dnssec → a signed AXFR from mdns received (signing + "
                             "transfer)", started, time.monotonic(), loop_lag_max(server)))
             if chain:
-                deadline = time.monotonic() + 300
-                while noisy.get(f"{url}/dnssec").json().get("status") != "ACTIVE":
+                deadline = time.monotonic() + 600
+                while True:
+                    dnssec_status = noisy.get(f"{url}/dnssec").json().get("status")
+                    statuses.add(f"dnssec {dnssec_status}")
+                    statuses.add(f"zone {noisy.get(url).json().get('status')}")
+                    if dnssec_status == "ACTIVE":
+                        break
                     if time.monotonic() > deadline:
                         raise SystemExit("the zone's DNSSEC never went ACTIVE")
                     time.sleep(0.05)
@@ -330,6 +336,10 @@ def server_part(args: argparse.Namespace) -> None:
         finally:
             prober.stop()
         repeated = [timed_raw_axfr(server.mdns_port, noisy_zone, signed_rrs) for _ in range(2)]
+        memory = [("right after", rss_of_tree(server.pid))]
+        if args.idle_wait:
+            time.sleep(args.idle_wait)
+            memory.append((f"idle {args.idle_wait:.0f} s later", rss_of_tree(server.pid)))
     print(f"server ({'mdns and the built-in nameserver' if chain else 'mdns alone'}), "
           f"{args.records} records signed the first time, probes every 20 ms:")
     for title, start, end, lag in windows:
@@ -341,6 +351,26 @@ def server_part(args: argparse.Namespace) -> None:
     print(f"  AXFR of the signed zone from mdns, repeated (raw socket, nothing parsed): "
           f"{signed_rrs} RRs in " + ", ".join(f"{t:.3f} s ({signed_rrs / t:,.0f} RR/s)"
                                              for t in repeated))
+    if chain:
+        errors = sorted(s for s in statuses if s.endswith("ERROR"))
+        print(f"  statuses seen from PUT to DNSSEC ACTIVE: {', '.join(sorted(statuses))} "
+              f"({'ERROR on the way' if errors else 'no ERROR'})")
+    for when, (own, workers) in memory:
+        print(f"  server RSS {when}: {own / 1024:.0f} MiB, its offload workers "
+              f"{workers / 1024:.0f} MiB")
+
+
+def rss_of_tree(pid: int | None) -> tuple[int, int]:
+    """KiB resident: the process, and its children together (the offload pool's workers)."""
+    def rss(of: int) -> int:
+        for line in Path(f"/proc/{of}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+    if pid is None:
+        return 0, 0
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return rss(pid), sum(rss(int(child)) for child in children)
 
 
 def signed_transfer(port: int, zone: str) -> int:
@@ -370,6 +400,9 @@ async def main() -> None:
                         choices=sorted(dnssec_keys.ALGORITHMS))
     parser.add_argument("--nsec3", action="store_true")
     parser.add_argument("--parts", default="cost,ixfr,loop,server")
+    parser.add_argument("--idle-wait", type=float, default=0,
+                        help="server part: seconds to wait after the transfers before reading "
+                             "the server's memory again (idle)")
     parser.add_argument("--builtin-nameserver", action="store_true",
                         help="server part: the embedded default, the built-in nameserver "
                              "loading the signed zone in the same process")
