@@ -58,6 +58,10 @@ Made = tuple[str, str, int, str, bytes]  # … and the rdata's wire: a record si
 
 _OPENED_MAX = 10_000
 _VERSIONS_MAX = 4
+# … and at most this many records in them together (the newest is always kept): a version
+# of a 100,000-record zone is ~50 MB here (its records as the key, 300,000 made records),
+# four of them were most of an idle worker's memory
+_VERSIONS_RECORDS = 250_000
 _cache = SignatureCache()
 _versions: OrderedDict[tuple, tuple[list["Made"], int]] = OrderedDict()
 _opened: dict[tuple[str, str], dnssec_keys.SigningKey] = {}
@@ -126,7 +130,8 @@ def _signed(zone_id: str, records: list[Record], kek: bytes, keys: tuple[SealedK
         return kept[0], 0
     made = _sign_version(zone_id, records, kek, keys, nsec3, epoch, delete_ds)
     _versions[version] = made
-    while len(_versions) > _VERSIONS_MAX:
+    while len(_versions) > 1 and (len(_versions) > _VERSIONS_MAX or sum(
+            len(key[1]) + len(kept[0]) for key, kept in _versions.items()) > _VERSIONS_RECORDS):
         _versions.popitem(last=False)
     return made
 
