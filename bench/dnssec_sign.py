@@ -19,6 +19,12 @@ versions from its cache and sends back only the difference), against the alterna
 having the worker send both signed versions back and diffing them in mdns (two
 ``zone_records``); printed: wall and CPU of each, and the difference's size beside the zone's.
 
+Part ``stages``: where the time of a signed AXFR of a zone of ``--records`` A records goes, each
+stage timed alone in this process (wall and CPU): signing cold in the worker's function
+(``zone_signer.sign``), pickling its result (what the pool pipe carries back) and reading it,
+building the served records, rendering the RRs' wire and splitting them into messages, then
+signing the next version (SOA changed) with the signatures kept.
+
 Part ``loop``: a 5 ms ticker on this process's event loop while another zone of ``--records``
 is signed cold; printed: the ticker's worst and p99 lag (what every tenant's DNS answer and API
 call would wait for in the serving process).
@@ -35,7 +41,7 @@ that time (``PYTHONPATH=<old checkout>/src``); the mode is printed.  Figures are
 asserted.
 
     PYTHONPATH=src .venv/bin/python bench/dnssec_sign.py [--records N] [--algorithm A] [--nsec3]
-                                                         [--parts cost,ixfr,loop,server]
+                                                         [--parts cost,ixfr,stages,loop,server]
 """
 
 from __future__ import annotations
@@ -203,6 +209,51 @@ async def ixfr_part(args: argparse.Namespace, label: str) -> None:
              cpu_seconds(worker) - other)
     print(f"{label}: IXFR 1→2, both versions sent back and compared in mdns {figures(*spent)}"
           f": -{len(removed)} +{len(added)} RRs (SOA included)")
+
+
+def stages_part(args: argparse.Namespace) -> None:
+    import pickle
+
+    import dns.name
+
+    from openkeel_designate.mdns import zone_signer
+    from openkeel_designate.mdns.packing import ZoneWire, room_for, split
+    kek = dnssec_keys.new_kek()
+    signing = signing_of(args, kek)
+    records = [soa(1), ServedRecord(ORIGIN, "NS", 3600, f"ns1.{ORIGIN}")] + [
+        ServedRecord(f"r{i}.{ORIGIN}", "A", 300, f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}")
+        for i in range(args.records)]
+    plain = [(r.name, r.type, r.ttl, r.data) for r in records]
+    epoch = 1_760_000_000
+
+    def timed_stage(title: str, work):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = work()
+        print(f"  {title}: {time.perf_counter() - wall:.2f} s wall, "
+              f"{time.process_time() - cpu:.2f} s CPU", flush=True)
+        return result
+
+    print(f"stages of a signed AXFR, {args.records} A records, {args.algorithm}:")
+    signed = timed_stage("sign cold (zone_signer.sign)", lambda: zone_signer.sign(
+        ZONE_ID, plain, kek, signing.keys, args.nsec3, epoch))
+    print(f"    {len(signed.records)} records made, {signed.fresh_signatures} signatures")
+    pickled = timed_stage("pickle the result", lambda: pickle.dumps(signed, protocol=5))
+    print(f"    {len(pickled) / 1e6:.1f} MB")
+    timed_stage("unpickle it", lambda: pickle.loads(pickled))
+    served = timed_stage("build ServedRecords", lambda: records + [
+        ServedRecord(*made) for made in signed.records])
+
+    def render() -> list[bytes]:
+        wire = ZoneWire(ORIGIN)
+        return [wire.wire(served[0]), *wire.wires(r for r in served if r.type != "SOA"),
+                wire.wire(served[0])]
+    body = timed_stage("render the RRs' wire", render)
+    print(f"    {sum(map(len, body)) / 1e6:.1f} MB")
+    question = (dns.name.from_text(ORIGIN), 252, 1)
+    timed_stage("split into messages", lambda: split(body, room_for(question, 65535, None)))
+    plain[0] = (ORIGIN, "SOA", 3600, soa(2).data)
+    timed_stage("sign the next version (signatures kept)", lambda: zone_signer.sign(
+        ZONE_ID, plain, kek, signing.keys, args.nsec3, epoch))
 
 
 async def loop_part(args: argparse.Namespace, label: str) -> None:
@@ -416,6 +467,8 @@ async def main() -> None:
         await cost_part(args, label)
     if "ixfr" in parts:
         await ixfr_part(args, label)
+    if "stages" in parts:
+        stages_part(args)
     if "loop" in parts:
         await loop_part(args, label)
     if "server" in parts:

@@ -1,7 +1,9 @@
 """Signing one zone, as it runs in a worker process of ``offload.py`` (sent there by
 ``mdns/signing.py``).
 
-Signing a zone for the first time is seconds of pure-Python CPU (~3 s for 5,000 records);
+Signing a zone for the first time is seconds of CPU (~15 s for 100,000 A records, 6 s of it
+OpenSSL's ECDSA; the rest is Python: the records of the common types, addresses and the NSEC
+chain, are signed from their wire, ``RRsetData.wires``, without dnspython objects);
 in a thread of the serving process it would hold the GIL against the event loop that answers
 every tenant's DNS and API, so mdns runs ``sign`` in the offload pool instead.  Everything
 here is module state of the worker process:
