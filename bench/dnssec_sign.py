@@ -19,6 +19,12 @@ versions from its cache and sends back only the difference), against the alterna
 having the worker send both signed versions back and diffing them in mdns (two
 ``zone_records``); printed: wall and CPU of each, and the difference's size beside the zone's.
 
+Part ``stages``: where the time of a signed AXFR of a zone of ``--records`` A records goes, each
+stage timed alone in this process (wall and CPU): signing cold in the worker's function
+(``zone_signer.sign``), pickling its result (what the pool pipe carries back) and reading it,
+building the served records, rendering the RRs' wire and splitting them into messages, then
+signing the next version (SOA changed) with the signatures kept.
+
 Part ``loop``: a 5 ms ticker on this process's event loop while another zone of ``--records``
 is signed cold; printed: the ticker's worst and p99 lag (what every tenant's DNS answer and API
 call would wait for in the serving process).
@@ -35,7 +41,7 @@ that time (``PYTHONPATH=<old checkout>/src``); the mode is printed.  Figures are
 asserted.
 
     PYTHONPATH=src .venv/bin/python bench/dnssec_sign.py [--records N] [--algorithm A] [--nsec3]
-                                                         [--parts cost,ixfr,loop,server]
+                                                         [--parts cost,ixfr,stages,loop,server]
 """
 
 from __future__ import annotations
@@ -205,6 +211,51 @@ async def ixfr_part(args: argparse.Namespace, label: str) -> None:
           f": -{len(removed)} +{len(added)} RRs (SOA included)")
 
 
+def stages_part(args: argparse.Namespace) -> None:
+    import pickle
+
+    import dns.name
+
+    from openkeel_designate.mdns import zone_signer
+    from openkeel_designate.mdns.packing import ZoneWire, room_for, split
+    kek = dnssec_keys.new_kek()
+    signing = signing_of(args, kek)
+    records = [soa(1), ServedRecord(ORIGIN, "NS", 3600, f"ns1.{ORIGIN}")] + [
+        ServedRecord(f"r{i}.{ORIGIN}", "A", 300, f"10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}")
+        for i in range(args.records)]
+    plain = [(r.name, r.type, r.ttl, r.data) for r in records]
+    epoch = 1_760_000_000
+
+    def timed_stage(title: str, work):
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = work()
+        print(f"  {title}: {time.perf_counter() - wall:.2f} s wall, "
+              f"{time.process_time() - cpu:.2f} s CPU", flush=True)
+        return result
+
+    print(f"stages of a signed AXFR, {args.records} A records, {args.algorithm}:")
+    signed = timed_stage("sign cold (zone_signer.sign)", lambda: zone_signer.sign(
+        ZONE_ID, plain, kek, signing.keys, args.nsec3, epoch))
+    print(f"    {len(signed.records)} records made, {signed.fresh_signatures} signatures")
+    pickled = timed_stage("pickle the result", lambda: pickle.dumps(signed, protocol=5))
+    print(f"    {len(pickled) / 1e6:.1f} MB")
+    timed_stage("unpickle it", lambda: pickle.loads(pickled))
+    served = timed_stage("build ServedRecords", lambda: records + [
+        ServedRecord(*made) for made in signed.records])
+
+    def render() -> list[bytes]:
+        wire = ZoneWire(ORIGIN)
+        return [wire.wire(served[0]), *wire.wires(r for r in served if r.type != "SOA"),
+                wire.wire(served[0])]
+    body = timed_stage("render the RRs' wire", render)
+    print(f"    {sum(map(len, body)) / 1e6:.1f} MB")
+    question = (dns.name.from_text(ORIGIN), 252, 1)
+    timed_stage("split into messages", lambda: split(body, room_for(question, 65535, None)))
+    plain[0] = (ORIGIN, "SOA", 3600, soa(2).data)
+    timed_stage("sign the next version (signatures kept)", lambda: zone_signer.sign(
+        ZONE_ID, plain, kek, signing.keys, args.nsec3, epoch))
+
+
 async def loop_part(args: argparse.Namespace, label: str) -> None:
     """How late a 5 ms ticker on this loop fires while a zone is signed cold."""
     kek = dnssec_keys.new_kek()
@@ -305,6 +356,7 @@ def server_part(args: argparse.Namespace) -> None:
         prober.every("api GET zone (quiet)", stamped("api GET zone (quiet)", api_read(
             quiet, f"/v2/zones/{quiet_id}")))
         windows = []
+        statuses: set[str] = set()  # every status of the zone and its DNSSEC seen on the way
         try:
             time.sleep(0.5)
             loop_lag_max(server)  # resets the maximum: the next read covers the signing
@@ -319,8 +371,13 @@ def server_part(args: argparse.Namespace) -> None:
             windows.append(("PUT dnssec → a signed AXFR from mdns received (signing + "
                             "transfer)", started, time.monotonic(), loop_lag_max(server)))
             if chain:
-                deadline = time.monotonic() + 300
-                while noisy.get(f"{url}/dnssec").json().get("status") != "ACTIVE":
+                deadline = time.monotonic() + 600
+                while True:
+                    dnssec_status = noisy.get(f"{url}/dnssec").json().get("status")
+                    statuses.add(f"dnssec {dnssec_status}")
+                    statuses.add(f"zone {noisy.get(url).json().get('status')}")
+                    if dnssec_status == "ACTIVE":
+                        break
                     if time.monotonic() > deadline:
                         raise SystemExit("the zone's DNSSEC never went ACTIVE")
                     time.sleep(0.05)
@@ -330,6 +387,10 @@ def server_part(args: argparse.Namespace) -> None:
         finally:
             prober.stop()
         repeated = [timed_raw_axfr(server.mdns_port, noisy_zone, signed_rrs) for _ in range(2)]
+        memory = [("right after", rss_of_tree(server.pid))]
+        if args.idle_wait:
+            time.sleep(args.idle_wait)
+            memory.append((f"idle {args.idle_wait:.0f} s later", rss_of_tree(server.pid)))
     print(f"server ({'mdns and the built-in nameserver' if chain else 'mdns alone'}), "
           f"{args.records} records signed the first time, probes every 20 ms:")
     for title, start, end, lag in windows:
@@ -341,6 +402,26 @@ def server_part(args: argparse.Namespace) -> None:
     print(f"  AXFR of the signed zone from mdns, repeated (raw socket, nothing parsed): "
           f"{signed_rrs} RRs in " + ", ".join(f"{t:.3f} s ({signed_rrs / t:,.0f} RR/s)"
                                              for t in repeated))
+    if chain:
+        errors = sorted(s for s in statuses if s.endswith("ERROR"))
+        print(f"  statuses seen from PUT to DNSSEC ACTIVE: {', '.join(sorted(statuses))} "
+              f"({'ERROR on the way' if errors else 'no ERROR'})")
+    for when, (own, workers) in memory:
+        print(f"  server RSS {when}: {own / 1024:.0f} MiB, its offload workers "
+              f"{workers / 1024:.0f} MiB")
+
+
+def rss_of_tree(pid: int | None) -> tuple[int, int]:
+    """KiB resident: the process, and its children together (the offload pool's workers)."""
+    def rss(of: int) -> int:
+        for line in Path(f"/proc/{of}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+    if pid is None:
+        return 0, 0
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return rss(pid), sum(rss(int(child)) for child in children)
 
 
 def signed_transfer(port: int, zone: str) -> int:
@@ -370,6 +451,9 @@ async def main() -> None:
                         choices=sorted(dnssec_keys.ALGORITHMS))
     parser.add_argument("--nsec3", action="store_true")
     parser.add_argument("--parts", default="cost,ixfr,loop,server")
+    parser.add_argument("--idle-wait", type=float, default=0,
+                        help="server part: seconds to wait after the transfers before reading "
+                             "the server's memory again (idle)")
     parser.add_argument("--builtin-nameserver", action="store_true",
                         help="server part: the embedded default, the built-in nameserver "
                              "loading the signed zone in the same process")
@@ -383,6 +467,8 @@ async def main() -> None:
         await cost_part(args, label)
     if "ixfr" in parts:
         await ixfr_part(args, label)
+    if "stages" in parts:
+        stages_part(args)
     if "loop" in parts:
         await loop_part(args, label)
     if "server" in parts:

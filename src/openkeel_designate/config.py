@@ -150,6 +150,13 @@ _MDNS = [
                     "by the zone's SOA as read for each transfer: a new serial is never served "
                     "from an older one. A 100,000-record zone takes about 2.5 MiB. 0 = "
                     "none."),
+    cfg.IntOpt("large_transfer_size", default=256, min=0,
+               help="MiB up to which a transfer too large for transfer_cache_size (a large "
+                    "signed zone: ~40 MiB for 100,000 records) is still kept, alone, for the "
+                    "burst of nameservers pulling it. 0 = such transfers are never kept."),
+    cfg.IntOpt("large_transfer_seconds", default=300, min=0,
+               help="Seconds the large transfer is kept after it was last asked for; then its "
+                    "memory is let go (an idle process stays small). 0 = not kept."),
 ]
 
 _NAMESERVER = [
@@ -334,6 +341,12 @@ _DNSSEC = [
     cfg.IntOpt("retire_margin", default=3600, min=0,
                help="Seconds beyond the zone's DNSKEY TTL a rolled-over ZSK stays published "
                     "(and signing), for secondaries slow to transfer the new version."),
+    cfg.IntOpt("confirm_timeout", default=600, min=0,
+               help="Seconds a change of a signed zone may take to reach nameservers that keep "
+                    "answering meanwhile (with the older serial): signing a large zone's whole "
+                    "version (first signing, or after mdns restarted) and transferring it take "
+                    "minutes. A nameserver silent for [service:worker] poll_timeout still makes "
+                    "the zone ERROR then. At most poll_timeout: no extension."),
 ]
 
 GROUPS: dict[str, list[cfg.Opt]] = {

@@ -170,6 +170,8 @@ class Runtime:
                 peers=source.peer_hosts,
                 zone_cache_ttl=options.zone_cache_ttl,
                 transfer_cache_bytes=options.transfer_cache_size * 1024 * 1024,
+                large_transfer_bytes=options.large_transfer_size * 1024 * 1024,
+                large_transfer_seconds=options.large_transfer_seconds,
                 on_notify=lambda name, sender: secondary.on_notify(self.services, name, sender))
         except ValueError as exc:  # a bad udp_rate_limit_exempt entry: refuse to serve
             raise SystemExit(str(exc)) from exc

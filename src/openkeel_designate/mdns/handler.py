@@ -10,6 +10,7 @@ transfers with chained TSIG.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -78,6 +79,7 @@ class MdnsHandler:
         self.transfers = transfers
         self.max_udp_payload = max_udp_payload
         self.zones = zones
+        self._rendering: dict[tuple, asyncio.Event] = {}  # AXFRs being rendered, by key
 
     async def __call__(self, wire: bytes, peer: tuple[str, int], tcp: bool) -> list[bytes]:
         query = await self.parse(wire)
@@ -242,9 +244,28 @@ class MdnsHandler:
         soa = await self._soa(zone)
         if soa is not None and not tcp:
             return self.xfr_over_udp(query, soa)
-        sections = self._cached(self._key(query, "AXFR", zone, soa) if soa is not None else None)
+        key = self._key(query, "AXFR", zone, soa) if soa is not None else None
+        sections = self._cached(key)
+        if sections is None and key is not None and key in self._rendering:
+            # Another asker's transfer of this version is being rendered (every nameserver
+            # of a pool pulls a new serial at once; a large signed zone takes seconds even
+            # with its signatures kept): wait for it and send what it leaves in the cache.
+            await self._rendering[key].wait()
+            sections = self._cached(key)
         if sections is not None:
             return self._assemble(query, sections)
+        if key is None:
+            return await self._render_axfr(query, zone, tcp)
+        done = self._rendering[key] = asyncio.Event()
+        try:
+            return await self._render_axfr(query, zone, tcp)
+        finally:
+            done.set()
+            if self._rendering.get(key) is done:
+                del self._rendering[key]
+
+    async def _render_axfr(self, query: dns.message.Message, zone: ZoneHead, tcp: bool
+                           ) -> list[bytes]:
         records = await self.source.zone_records(zone.id)
         soa = next((r for r in records if r.type == "SOA"), None)
         wire = ZoneWire(zone.name)

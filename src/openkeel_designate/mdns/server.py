@@ -43,12 +43,16 @@ class MdnsServer:
         peers: PeerLoader | None = None,
         zone_cache_ttl: float = 0.0,
         transfer_cache_bytes: int = 0,
+        large_transfer_bytes: int = 0,
+        large_transfer_seconds: float = 0.0,
     ):
         """``udp_rate_limit``: UDP queries a second per client (0: no limit), not applied to
         ``udp_rate_limit_exempt`` nor to the hosts ``peers`` returns (the pools'
         nameservers, the masters of secondary zones); ``zone_cache_ttl``: seconds a zone lookup is remembered (0: not at all,
         every query reads the source); ``transfer_cache_bytes``: rendered AXFR/IXFR answers kept
-        per zone version (0: none, every transfer reads and renders the zone)."""
+        per zone version (0: none, every transfer reads and renders the zone); one transfer larger
+        than that, up to ``large_transfer_bytes``, is kept alone for ``large_transfer_seconds``
+        after its last use (``xfrcache``)."""
         limiter = None
         self.exemption: PeerExemption | None = None
         if udp_rate_limit > 0:
@@ -59,8 +63,9 @@ class MdnsServer:
             if peers is not None:
                 self.exemption = PeerExemption(limiter, peers)
         self.zones = ZoneCache(zone_cache_ttl) if zone_cache_ttl > 0 else None
-        self.transfers = (TransferCache(transfer_cache_bytes) if transfer_cache_bytes > 0
-                          else None)
+        self.transfers = (TransferCache(transfer_cache_bytes, large_transfer_bytes,
+                                        large_transfer_seconds)
+                          if transfer_cache_bytes > 0 else None)
         self.handler = MdnsHandler(
             source,
             default_pool_id,

@@ -5,6 +5,9 @@ Where Designate sleeps 5 s before its first SOA poll and polls every 15 s, this 
 at once and polls with a short, growing back-off (2 ms doubling up to 0.1 s), re-sending the
 NOTIFY now and then in case a UDP packet was lost.  A wake-up from central makes it start within
 a millisecond; a periodic sweep makes that hint unnecessary for correctness.
+
+Signed zones get a longer window, but only from nameservers that keep answering
+(``[dnssec] confirm_timeout``, see ``_limit``).
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ class Worker:
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
+        self.signed_deadline = max(self.deadline, float(conf["dnssec"].confirm_timeout))
         self.lease_seconds = max(3, worker.lease_seconds)
 
     def wake(self) -> None:
@@ -176,8 +180,10 @@ class Worker:
         keeper = asyncio.create_task(self._keep_lease(claimed))
         self._seen[claimed.id] = observations.PushObservations(claimed)
         outcome = "failed"
+        limit = self.deadline
         try:
-            served = await asyncio.wait_for(self._push(claimed), self.deadline)
+            limit = await self._limit(claimed)
+            served = await asyncio.wait_for(self._push(claimed, limit > self.deadline), limit)
             finished = await workqueue.complete(self.db, claimed, self.owner, served)
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
@@ -189,7 +195,7 @@ class Worker:
             LOG.info("zone %s %s superseded by a newer change", claimed.name, claimed.action)
             await workqueue.release(self.db, claimed, self.owner)
         except (PushFailed, asyncio.TimeoutError, BackendError) as exc:
-            reason = str(exc) or self._timeout_reason(claimed)
+            reason = str(exc) or self._timeout_reason(claimed, limit)
             retry_in = min(MAX_RETRY_SECONDS, 2.0 ** min(claimed.attempts, 6))
             LOG.warning("zone %s %s failed: %s (retry in %.0f s)", claimed.name, claimed.action,
                         reason, retry_in)
@@ -216,9 +222,36 @@ class Worker:
         except Exception:
             LOG.exception("could not announce the status of zone %s", claimed.name)
 
+    async def _limit(self, claimed: ClaimedZone) -> float:
+        """How long the push of this change may take: ``poll_timeout``, or for a zone signed
+        with DNSSEC up to ``[dnssec] confirm_timeout`` (see ``_poll``: only while every
+        nameserver still waiting keeps answering).
+
+        Why: a signed zone's version is signed by mdns when a nameserver transfers it.  Most
+        versions re-use the kept signatures and take no longer than unsigned ones, but the
+        first signing of a large zone (DNSSEC just turned on, or any change after mdns lost
+        its signatures by restarting) signs every RRset, and the transfer is four times the
+        records: a 100,000-record zone took minutes, and the zone went ERROR on the way to
+        ACTIVE and was only retried into ACTIVE.  The time is proportional to the zone, so no
+        fixed window fits every size, and the worker cannot see mdns's progress (it may run
+        elsewhere).  What it can see is the nameserver: one that answers with the older serial
+        is up and, told by NOTIFY, pulling.  So the window is extended for those only; a
+        nameserver that is down or never answers makes the zone ERROR within ``poll_timeout``
+        as for any zone, and the extension is bounded, so a nameserver that answers but never
+        takes the change still ends in ERROR (later)."""
+        if (claimed.action == "DELETE" or self.signed_deadline <= self.deadline
+                or claimed.type == "SECONDARY"):
+            return self.deadline
+        return self.signed_deadline if await dnssec_store.is_signed(self.db, claimed.id) \
+            else self.deadline
+
     # --- one push -----------------------------------------------------------------------------
-    async def _push(self, claimed: ClaimedZone) -> int:
-        """Apply on every target and wait for the nameservers; returns the serial they serve."""
+    async def _push(self, claimed: ClaimedZone, patient: bool = False) -> int:
+        """Apply on every target and wait for the nameservers; returns the serial they serve.
+
+        ``patient`` (a signed zone, ``_limit``): the whole push may take longer than
+        ``poll_timeout``, but the targets' steps are still bounded by it and the nameservers'
+        wait only runs on while they answer."""
         if claimed.type == "SECONDARY" and claimed.action != "DELETE":
             try:
                 serial = await secondary.refresh(
@@ -232,17 +265,29 @@ class Worker:
         signed = (not delete and plan.needs_signing
                   and await dnssec_store.is_signed(self.db, claimed.id))
         ref = ZoneRef(claimed.id, claimed.name, claimed.serial, signed)
-        await self._on_every_target(plan, claimed, lambda backend, target: self._apply_once(
-            backend, target, claimed, ref, plan.catalog))
-        served = await self._poll(plan, claimed, delete)
+        started = time.monotonic()
+        await self._bounded(claimed, patient, self._on_every_target(
+            plan, claimed, lambda backend, target: self._apply_once(
+                backend, target, claimed, ref, plan.catalog)))
+        served = await self._poll(plan, claimed, delete, started if patient else None)
         if signed:
             # Serving the serial is not enough when a server keeps the zone wrongly (PowerDNS
             # without DNSSEC in its backend drops the signatures): ERROR then, not ACTIVE.
-            await self._on_every_target(plan, claimed,
-                                        lambda backend, target: backend.check_served(ref))
+            await self._bounded(claimed, patient, self._on_every_target(
+                plan, claimed, lambda backend, target: backend.check_served(ref)))
         for host, port in plan.also_notifies:
             asyncio.create_task(self._quiet_notify(claimed.name, host, port))
         return served
+
+    async def _bounded(self, claimed: ClaimedZone, patient: bool, step):
+        """A step of a patient push that has nothing to do with signing: ``poll_timeout``, as
+        the whole push of an unsigned zone has (which ``_process`` bounds already)."""
+        if not patient:
+            return await step
+        try:
+            return await asyncio.wait_for(step, self.deadline)
+        except asyncio.TimeoutError:
+            raise PushFailed(self._timeout_reason(claimed, self.deadline)) from None
 
     async def _on_every_target(self, plan: PoolPlan, claimed: ClaimedZone, call) -> None:
         """``call(backend, target)`` on every target at once; enough of them must succeed."""
@@ -296,23 +341,32 @@ class Worker:
             await send_notify(claimed.name, target.notify_host, target.notify_port,
                               timeout=self._dns_timeout)
 
-    async def _poll(self, plan: PoolPlan, claimed: ClaimedZone, delete: bool) -> int:
+    async def _poll(self, plan: PoolPlan, claimed: ClaimedZone, delete: bool,
+                    patient_since: float | None = None) -> int:
         """Poll every nameserver until enough serve the serial (or, deleting, none has it).
 
         Every second without success the targets are told again: a NOTIFY (UDP may be lost),
         or, when a nameserver says it has no such zone at all, the zone is created again
         (Designate's NO_ZONE → CREATE), so a server that lost its data heals by itself.
+
+        ``patient_since`` (a signed zone's push began then, ``_limit``): past ``poll_timeout``
+        the wait goes on only while every nameserver still waited for has answered a SOA
+        within the last ``poll_timeout``; one silent that long fails the push, with the same
+        reason as an unsigned zone's timeout.
         """
         pending = dict.fromkeys(plan.nameservers)
         confirmed: list[int] = []
         state = self._states.setdefault(claimed.id, {})
         delay = FIRST_POLL_DELAY
         last_nudge = time.monotonic()
+        heard = dict.fromkeys(pending, patient_since or 0.0)  # last SOA answer of each
         while True:
             answers = await asyncio.gather(*(self._soa(claimed.name, h, p) for h, p in pending))
             for (host, port), result in zip(list(pending), answers):
                 state[f"{host}:{port}"] = _describe(result)
                 self._seen[claimed.id].soa(host, port, result)
+                if result.status == SoaStatus.SUCCESS:
+                    heard[(host, port)] = time.monotonic()
                 if delete and result.status == SoaStatus.NO_ZONE:
                     del pending[(host, port)]
                     confirmed.append(0)
@@ -322,6 +376,10 @@ class Worker:
                     confirmed.append(result.serial)
             if self._enough(len(confirmed), len(plan.nameservers)):
                 return min(confirmed) if confirmed and not delete else claimed.serial
+            now = time.monotonic()
+            if patient_since is not None and now - patient_since > self.deadline and any(
+                    now - heard[ns] > self.deadline for ns in pending):
+                raise PushFailed(self._timeout_reason(claimed, self.deadline))
             if time.monotonic() - last_nudge > RENOTIFY_SECONDS:
                 last_nudge = time.monotonic()
                 if await workqueue.superseded(self.db, claimed):
@@ -358,11 +416,11 @@ class Worker:
         except OSError as exc:
             LOG.debug("NOTIFY %s to %s:%s: %s", zone_name, host, port, exc)
 
-    def _timeout_reason(self, claimed: ClaimedZone) -> str:
+    def _timeout_reason(self, claimed: ClaimedZone, seconds: float) -> str:
         answers = self._states.get(claimed.id, {})
         wanted = "no zone" if claimed.action == "DELETE" else f"serial {claimed.serial}"
         seen = "; ".join(f"{where} {answer}" for where, answer in sorted(answers.items()))
-        return (f"{claimed.action} not confirmed within {self.deadline:.0f} s: wanted {wanted}; "
+        return (f"{claimed.action} not confirmed within {seconds:.0f} s: wanted {wanted}; "
                 f"{seen or 'no target or nameserver answered'}")
 
     @property

@@ -108,3 +108,23 @@ async def test_a_transfer_larger_than_the_cache_is_served_not_kept(source, a_rec
             assert len(list((await axfr(server)).iterate_rdatas("A"))) == 3000
     assert source.transfers[ZONE_ID] == 2
     assert len(server.transfers) == 0
+
+
+async def test_concurrent_transfers_of_one_version_read_and_render_it_once(
+        source, cached_mdns, a_records) -> None:
+    """Every nameserver of a pool pulls a new serial at the same moment: the second asker
+    waits for the first one's rendering instead of reading and rendering (signing) again."""
+    import asyncio
+
+    source.put(ZONE, 5, a_records(ZONE, 3000))
+    read = source.zone_records
+
+    async def slow_read(zone_id: str) -> list[ServedRecord]:
+        await asyncio.sleep(0.2)  # as signing takes: the other askers arrive meanwhile
+        return await read(zone_id)
+
+    source.zone_records = slow_read
+    zones = await asyncio.gather(*(axfr(cached_mdns) for _ in range(3)))
+    assert source.transfers[ZONE_ID] == 1
+    assert zones[0] == zones[1] == zones[2]
+    assert len(list(zones[2].iterate_rdatas("A"))) == 3000

@@ -91,3 +91,31 @@ def test_slow_then_silent_nameserver() -> None:
         assert [a.address for a in answer.answer[0]] == ["192.0.2.81"]
         assert server.is_running()
         assert_zone_whole(server_db_url(server), zone["id"], a_records=2)
+
+
+def test_silent_nameserver_fails_a_signed_zone_within_poll_timeout() -> None:
+    """A signed zone may wait past ``poll_timeout`` (``[dnssec] confirm_timeout``, 600 s by
+    default) only for nameservers that keep answering: a silent one still makes it ERROR
+    within ``poll_timeout``, and the zone recovers when it answers again."""
+    options = {"service:worker": {"poll_timeout": POLL_TIMEOUT}}
+    with SlowDnsProxy(delay=0) as proxy, \
+            ServerProcess(options=options, pools=proxied_pool(proxy)) as server:
+        client = httpx.Client(base_url=server.api_url, headers=server.headers(), timeout=20)
+        zone = client.post("/v2/zones", json={"name": "mute-signed.example.",
+                                              "email": "h@mute-signed.example"}).json()
+        zone_url = f"/v2/zones/{zone['id']}"
+        assert not wait_terminal(client, [zone_url], 30)
+        assert client.put(f"{zone_url}/dnssec", json={"enabled": True}).status_code == 202
+        assert not wait_terminal(client, [zone_url, f"{zone_url}/dnssec"], 60)
+
+        proxy.silent = True
+        rs = client.post(f"{zone_url}/recordsets", json={
+            "name": "www.mute-signed.example.", "type": "A", "records": ["192.0.2.82"]}).json()
+        assert not wait_terminal(client, [zone_url], POLL_TIMEOUT + 15, want=("ERROR",))
+        reason = subprocess.run(
+            [*server_command(), "manage", "--config-file", str(server.config_path), "zone",
+             "errors"], capture_output=True, text=True, timeout=60, check=False).stdout
+        assert f"not confirmed within {POLL_TIMEOUT} s" in reason, reason
+
+        proxy.silent = False
+        assert not wait_terminal(client, [zone_url, f"{zone_url}/recordsets/{rs['id']}"], 45)

@@ -65,10 +65,44 @@ def nsec_chain(types: dict[NameKey, tuple[str, set[int]]], ttl: int) -> list[RRs
         name, kinds = types[key]
         following = types[ordered[(index + 1) % len(ordered)]][0]
         present = kinds | {dns.rdatatype.NSEC, dns.rdatatype.RRSIG}
-        chain.append(RRsetData(name, key, dns.rdatatype.NSEC, ttl,
-                               (f"{following} {_bitmap(present)}",),
-                               functools.partial(_nsec_rrset, name, following, present, ttl)))
+        text, wire = _nsec_rdata(following, tuple(sorted(present)))
+        chain.append(RRsetData(name, key, dns.rdatatype.NSEC, ttl, (text,),
+                               functools.partial(_nsec_rrset, name, following, present, ttl),
+                               wire))
     return chain
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _nsec_rdata(following: str, kinds: tuple[int, ...]) -> tuple[str, tuple[bytes, ...] | None]:
+    """An NSEC's rdata text and wire, kept: a new version of a large zone has the same chain
+    but for a few names, and making them again was a third of re-signing it."""
+    return f"{following} {_bitmap(set(kinds))}", _nsec_wire(following, set(kinds))
+
+
+def _nsec_wire(following: str, kinds: set[int]) -> tuple[bytes, ...] | None:
+    """The NSEC's rdata wire made directly (next name as written, RFC 6840 §5.1; the type
+    bitmap of RFC 4034 §4.1.2), or None for a next name that needs dnspython's parser."""
+    if "\\" in following or not following.isascii() or not following.endswith("."):
+        return None
+    labels = following[:-1].split(".")
+    if len(following) > 254 or not all(0 < len(label) < 64 for label in labels):
+        return None
+    name = b"".join(bytes((len(label),)) + label.encode() for label in labels) + b"\0"
+    return (name + bitmap_wire(kinds),)
+
+
+def bitmap_wire(kinds: set[int]) -> bytes:
+    """RFC 4034 §4.1.2: per window of 256 types that has any, its number, the length of its
+    bitmap and the bitmap up to its last non-zero octet."""
+    windows: dict[int, bytearray] = {}
+    for rdtype in kinds:
+        bits = windows.setdefault(rdtype >> 8, bytearray(32))
+        bits[(rdtype & 0xFF) >> 3] |= 0x80 >> (rdtype & 7)
+    out = bytearray()
+    for window in sorted(windows):
+        bits = bytes(windows[window]).rstrip(b"\0")
+        out += bytes((window, len(bits))) + bits
+    return bytes(out)
 
 
 def nsec3_chain(origin: str, origin_key: NameKey, types: dict[NameKey, tuple[str, set[int]]],
@@ -131,4 +165,10 @@ def _nsec_rrset(name: str, following: str, kinds: set[int], ttl: int) -> dns.rrs
 
 
 def _bitmap(kinds: set[int]) -> str:
-    return " ".join(dns.rdatatype.to_text(t) for t in sorted(kinds))
+    return " ".join(map(type_text, sorted(kinds)))
+
+
+@functools.lru_cache(maxsize=1024)
+def type_text(rdtype: int) -> str:
+    """A type's mnemonic (dnspython's lookup, kept: it is asked a few times per name)."""
+    return dns.rdatatype.to_text(rdtype)

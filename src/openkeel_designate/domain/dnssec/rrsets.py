@@ -20,7 +20,13 @@ class RRsetData:
     """Owner as served, its ``name_key``, type, TTL and rdata texts (absolute names).
 
     ``build`` makes the dnspython RRset (the zone's records go through their own parser);
-    without it the texts are parsed by dnspython."""
+    without it the texts are parsed by dnspython.
+
+    ``wires``: each rdata's wire, when it could be made without dnspython (addresses in
+    their canonical text, the NSEC chain); only for types whose wire *is* their canonical
+    form (no names, or NSEC's next name, which RFC 6840 §5.1 leaves as written).  The signer
+    then signs these bytes directly: building dnspython objects was most of the time of a
+    large zone's first signing."""
 
     name: str
     key: NameKey
@@ -28,6 +34,7 @@ class RRsetData:
     ttl: int
     datas: tuple[str, ...]
     build: Callable[[], dns.rrset.RRset | None] | None = field(default=None, compare=False)
+    wires: tuple[bytes, ...] | None = field(default=None, compare=False)
 
     def rrset(self) -> dns.rrset.RRset | None:
         if self.build is not None:
