@@ -23,10 +23,12 @@ milliseconds at a time.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import DateTime, Table
+from sqlalchemy.types import TypeEngine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from openkeel_designate.storage.models import Record, RecordSet
@@ -84,9 +86,10 @@ async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[st
     compiled = table.insert().compile(dialect=dialect, column_keys=list(columns))
     if tuple(compiled.positiontup or ()) != tuple(columns):
         raise AssertionError(f"{table.name}: the statement takes {compiled.positiontup}")
-    processors = [(index, processor) for index, processor in enumerate(
-        table.c[key].type.dialect_impl(dialect).bind_processor(dialect) for key in columns)
-        if processor is not None]
+    processors = [(index, _faster(processor, table.c[key].type)) for index, processor in
+                  enumerate(table.c[key].type.dialect_impl(dialect).bind_processor(dialect)
+                            for key in columns)
+                  if processor is not None]
     params: list[Any] = rows
     if processors:
         params = []
@@ -96,3 +99,21 @@ async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[st
                 values[index] = processor(values[index])
             params.append(tuple(values))
     await conn.exec_driver_sql(str(compiled), params)
+
+
+def _faster(processor: Callable[[Any], Any], column_type: TypeEngine) -> Callable[[Any], Any]:
+    """``processor``, or for a DateTime column the same text made by ``isoformat`` (C code).
+
+    SQLAlchemy's SQLite DateTime processor formats through a dict per value: it was a fifth of
+    the loop's time inserting an import's 200,000 rows. A naive datetime's ``isoformat(" ")``
+    is the same text but for the microseconds it leaves out when they are 0 (a test holds the
+    two equal); anything else goes to SQLAlchemy's processor."""
+    if not isinstance(column_type, DateTime):
+        return processor
+
+    def process(value: Any) -> Any:
+        if type(value) is datetime and value.tzinfo is None:
+            text = value.isoformat(" ")
+            return text if value.microsecond else text + ".000000"
+        return processor(value)
+    return process
