@@ -86,10 +86,12 @@ async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[st
     compiled = table.insert().compile(dialect=dialect, column_keys=list(columns))
     if tuple(compiled.positiontup or ()) != tuple(columns):
         raise AssertionError(f"{table.name}: the statement takes {compiled.positiontup}")
-    processors = [(index, _faster(processor, table.c[key].type)) for index, processor in
-                  enumerate(table.c[key].type.dialect_impl(dialect).bind_processor(dialect)
-                            for key in columns)
-                  if processor is not None]
+    processors = []
+    for index, key in enumerate(columns):
+        column_type = table.c[key].type
+        processor = column_type.dialect_impl(dialect).bind_processor(dialect)
+        if processor is not None:
+            processors.append((index, _faster(processor, column_type)))
     params: list[Any] = rows
     if processors:
         params = []
