@@ -14,7 +14,8 @@ Imports may bring a hundred thousand recordsets.  Three things make that a matte
   through the columns' own bind processors, then straight to ``sqlite3``'s ``executemany``
   (which runs in the driver's thread, the GIL released while SQLite works); through the ORM's
   bulk insert the same rows took ~70 s of CPU, through Core ~11 s, this way ~9 s.  PostgreSQL
-  and MySQL take Core's executemany, which batches rows into multi-row ``INSERT``s.
+  takes ``COPY`` (``_copy``); MySQL Core's executemany, which batches rows into multi-row
+  ``INSERT``s.
 
 Callers pass slices of a few thousand rows, so building them holds the event loop for
 milliseconds at a time.
@@ -76,8 +77,25 @@ async def insert(session: AsyncSession, recordsets: list[tuple[Any, ...]],
             continue
         if conn.dialect.name == "sqlite":
             await _executemany(conn, table, columns, rows)
+        elif conn.dialect.driver == "asyncpg":
+            await _copy(conn, table, columns, rows)
         else:
             await conn.execute(table.insert(), [dict(zip(columns, row)) for row in rows])
+
+
+async def _copy(conn: AsyncConnection, table: Table, columns: Sequence[str],
+                rows: list[tuple[Any, ...]]) -> None:
+    """PostgreSQL: the rows through ``COPY`` (asyncpg's binary copy) in the transaction.
+
+    Core's executemany renders multi-row INSERTs of a thousand rows and thirteen thousand
+    parameters each: 20-34 s for an import's 200,000 rows at load 4-8, against a few seconds
+    this way. The values are the same Python values (no per-column processing on PostgreSQL),
+    and the copy runs on the transaction's own connection, so a failed import still leaves
+    nothing."""
+    await conn.exec_driver_sql("SELECT 1")  # the driver opens its transaction on first use
+    raw = await conn.get_raw_connection()
+    await raw.driver_connection.copy_records_to_table(
+        table.name, records=rows, columns=list(columns))
 
 
 async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[str],
