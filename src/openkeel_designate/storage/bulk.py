@@ -14,7 +14,8 @@ Imports may bring a hundred thousand recordsets.  Three things make that a matte
   through the columns' own bind processors, then straight to ``sqlite3``'s ``executemany``
   (which runs in the driver's thread, the GIL released while SQLite works); through the ORM's
   bulk insert the same rows took ~70 s of CPU, through Core ~11 s, this way ~9 s.  PostgreSQL
-  and MySQL take Core's executemany, which batches rows into multi-row ``INSERT``s.
+  takes ``COPY`` (``_copy``); MySQL Core's executemany, which batches rows into multi-row
+  ``INSERT``s.
 
 Callers pass slices of a few thousand rows, so building them holds the event loop for
 milliseconds at a time.
@@ -23,10 +24,12 @@ milliseconds at a time.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import DateTime, Table
+from sqlalchemy.types import TypeEngine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from openkeel_designate.storage.models import Record, RecordSet
@@ -74,8 +77,25 @@ async def insert(session: AsyncSession, recordsets: list[tuple[Any, ...]],
             continue
         if conn.dialect.name == "sqlite":
             await _executemany(conn, table, columns, rows)
+        elif conn.dialect.driver == "asyncpg":
+            await _copy(conn, table, columns, rows)
         else:
             await conn.execute(table.insert(), [dict(zip(columns, row)) for row in rows])
+
+
+async def _copy(conn: AsyncConnection, table: Table, columns: Sequence[str],
+                rows: list[tuple[Any, ...]]) -> None:
+    """PostgreSQL: the rows through ``COPY`` (asyncpg's binary copy) in the transaction.
+
+    Core's executemany renders multi-row INSERTs of a thousand rows and thirteen thousand
+    parameters each: 20-34 s for an import's 200,000 rows at load 4-8, against a few seconds
+    this way. The values are the same Python values (no per-column processing on PostgreSQL),
+    and the copy runs on the transaction's own connection, so a failed import still leaves
+    nothing."""
+    await conn.exec_driver_sql("SELECT 1")  # the driver opens its transaction on first use
+    raw = await conn.get_raw_connection()
+    await raw.driver_connection.copy_records_to_table(
+        table.name, records=rows, columns=list(columns))
 
 
 async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[str],
@@ -84,9 +104,12 @@ async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[st
     compiled = table.insert().compile(dialect=dialect, column_keys=list(columns))
     if tuple(compiled.positiontup or ()) != tuple(columns):
         raise AssertionError(f"{table.name}: the statement takes {compiled.positiontup}")
-    processors = [(index, processor) for index, processor in enumerate(
-        table.c[key].type.dialect_impl(dialect).bind_processor(dialect) for key in columns)
-        if processor is not None]
+    processors = []
+    for index, key in enumerate(columns):
+        column_type = table.c[key].type
+        processor = column_type.dialect_impl(dialect).bind_processor(dialect)
+        if processor is not None:
+            processors.append((index, _faster(processor, column_type)))
     params: list[Any] = rows
     if processors:
         params = []
@@ -96,3 +119,21 @@ async def _executemany(conn: AsyncConnection, table: Table, columns: Sequence[st
                 values[index] = processor(values[index])
             params.append(tuple(values))
     await conn.exec_driver_sql(str(compiled), params)
+
+
+def _faster(processor: Callable[[Any], Any], column_type: TypeEngine) -> Callable[[Any], Any]:
+    """``processor``, or for a DateTime column the same text made by ``isoformat`` (C code).
+
+    SQLAlchemy's SQLite DateTime processor formats through a dict per value: it was a fifth of
+    the loop's time inserting an import's 200,000 rows. A naive datetime's ``isoformat(" ")``
+    is the same text but for the microseconds it leaves out when they are 0 (a test holds the
+    two equal); anything else goes to SQLAlchemy's processor."""
+    if not isinstance(column_type, DateTime):
+        return processor
+
+    def process(value: Any) -> Any:
+        if type(value) is datetime and value.tzinfo is None:
+            text = value.isoformat(" ")
+            return text if value.microsecond else text + ".000000"
+        return processor(value)
+    return process

@@ -103,8 +103,8 @@ class SqlZoneSource:
     async def _records(self, zone_id: str, name: str | None = None,
                        rtype: str | None = None) -> list[ServedRecord]:
         # Every type of the name, so that a CNAME beside other data is seen (dnswire/coherence).
-        async with self.db.read() as session:
-            rows = (await session.execute(served_query(zone_id, name))).all()
+        async with self.db.read() as session:  # Core rows: an AXFR reads the whole zone
+            rows = (await (await session.connection()).execute(served_query(zone_id, name))).all()
         records = served_records(rows, zone_id)
         if rtype is not None:
             records = [r for r in records if r.type == rtype]
