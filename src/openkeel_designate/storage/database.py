@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -120,6 +120,12 @@ class Database:
             return
         async with self._write_lock:
             async with self.sessions() as session, session.begin():
+                # The driver would BEGIN (deferred) only at the first write, so what the work
+                # read before it could be changed by another process's commit in between (a
+                # lost update: API processes of [service:api] workers, the worker of another
+                # serve). IMMEDIATE takes SQLite's write lock before the first read; another
+                # process's writer waits for it (busy_timeout) as writers here wait for the lock.
+                await session.execute(_BEGIN_IMMEDIATE)
                 yield session
 
     async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
@@ -190,6 +196,9 @@ def repair_aiomysql_bytes_escape() -> None:
 
     if not callable(getattr(aiomysql.connection, "escape_bytes_prefixed", None)):
         aiomysql.connection.escape_bytes_prefixed = lambda value: f"_binary X'{value.hex()}'"
+
+
+_BEGIN_IMMEDIATE = text("BEGIN IMMEDIATE")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects
