@@ -80,7 +80,11 @@ class Database:
         # The SQLite driver is ours (``sqlite_driver``): one thread hop per statement.
         kwargs: dict = {}
         if self.backend == "sqlite":
-            kwargs = {"pool_reset_on_return": None,
+            # Every connection opened is kept (up to the same total as elsewhere): opening one
+            # costs a thread and the pragmas, and with more concurrent requests than the pool
+            # size the overflow would be opened and closed again on every request.
+            kwargs = {"pool_reset_on_return": None, "pool_size": pool_size + max_overflow,
+                      "max_overflow": 0,
                       "connect_args": {"async_creator_fn": sqlite_driver.connect}}
         else:
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
