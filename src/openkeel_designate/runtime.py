@@ -1,5 +1,6 @@
 """Composition root: configuration → database, central services, and the chosen roles, all as
-asyncio tasks of one process.
+asyncio tasks of one process — except the API with ``[service:api] workers`` above 1, which then
+runs in that many child processes (``api_workers``).
 
 Roles: ``api`` (REST, with central in-process), ``worker``, ``mdns``, ``producer``,
 ``nameserver`` (the built-in authoritative server), ``sink`` (Nova/Neutron notifications),

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
+from openkeel_designate.storage.write_turn import WriteTurn
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,6 +101,11 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+        # ... and across processes on the same file, a turn handed over at once (write_turn).
+        path = make_url(url).database if self.backend == "sqlite" else None
+        self._write_turn = (WriteTurn(f"{path}.write-turn")
+                            if path and path != ":memory:" and not path.startswith("file:")
+                            else None)
 
     @property
     def supports_row_locks(self) -> bool:
@@ -123,14 +129,19 @@ class Database:
                 yield session
             return
         async with self._write_lock:
-            async with self.sessions() as session, session.begin():
-                # The driver would BEGIN (deferred) only at the first write, so what the work
-                # read before it could be changed by another process's commit in between (a
-                # lost update: API processes of [service:api] workers, the worker of another
-                # serve). IMMEDIATE takes SQLite's write lock before the first read; another
-                # process's writer waits for it (busy_timeout) as writers here wait for the lock.
-                await session.execute(_BEGIN_IMMEDIATE)
-                yield session
+            if self._write_turn is not None:
+                await self._write_turn.acquire()
+            try:
+                async with self.sessions() as session, session.begin():
+                    # The driver would BEGIN (deferred) only at the first write, so what the
+                    # work read before it could be changed by another process's commit in between
+                    # (a lost update: API processes of [service:api] workers, the worker of
+                    # another serve). IMMEDIATE takes SQLite's write lock before the first read.
+                    await session.execute(_BEGIN_IMMEDIATE)
+                    yield session
+            finally:
+                if self._write_turn is not None:
+                    self._write_turn.release()
 
     async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
                           attempts: int = 5) -> T:
@@ -154,6 +165,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._write_turn is not None:
+            self._write_turn.close()
 
 
 async def flush(session: AsyncSession) -> None:
