@@ -19,7 +19,7 @@ import sys
 
 import yaml
 
-from openkeel_designate import config
+from openkeel_designate import api_workers, config
 from openkeel_designate.domain.errors import DesignateError
 from openkeel_designate.observability import logs
 from openkeel_designate.runtime import ALL_ROLES
@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--config-file", action="append", dest="serve_config", default=[])
     serve.add_argument("--roles", default=",".join(ALL_ROLES),
                        help=f"comma-separated subset of {','.join(ALL_ROLES)}")
+    # Internal: set by the parent of [service:api] workers on each API child it starts.
+    serve.add_argument(api_workers.CHILD_OPTION, type=int, dest="api_child_pipe",
+                       help=argparse.SUPPRESS)
 
     manage = sub.add_parser("manage", help="operator commands (like designate-manage)")
     manage.add_argument("--config-file", action="append", dest="manage_config", default=[])
@@ -72,10 +75,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"unknown roles: {', '.join(unknown)}")
         from openkeel_designate.runtime import serve as run_serve
 
-        _report_unused_options(files)
+        if args.api_child_pipe is None:  # the parent of API processes said it already
+            _report_unused_options(files)
 
         _use_fast_event_loop()
-        asyncio.run(run_serve(conf, roles))
+        asyncio.run(run_serve(conf, roles, config_files=files, debug=args.debug,
+                              api_child_pipe=args.api_child_pipe))
         return 0
     if args.area == "config":
         return _config_check(files)

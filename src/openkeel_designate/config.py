@@ -58,6 +58,10 @@ _HEALTHCHECK = [
 
 _API = [
     cfg.ListOpt("listen", default=["127.0.0.1:9001"]),
+    cfg.IntOpt("workers", default=1, min=1,
+               help="API processes on the listen addresses (each its own SO_REUSEPORT socket); "
+                    "above 1 they are children of serve, which keeps the other roles. "
+                    "Designate's default is one per CPU; here 1."),
     cfg.StrOpt("auth_strategy", default="noauth", choices=["noauth", "keystone"]),
     cfg.BoolOpt("enable_host_header", default=True),
     cfg.StrOpt("api_base_uri", default="http://127.0.0.1:9001/"),

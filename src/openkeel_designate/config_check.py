@@ -22,7 +22,7 @@ _ROLES = ("service:api", "service:central", "service:worker", "service:producer"
 
 # What a Designate 23.0.0 option did, for those with no counterpart here (our own words).
 MEANINGS: dict[tuple[str, str], str] = {
-    **{(group, "workers"): _ONE_PROCESS for group in _ROLES},
+    **{(group, "workers"): _ONE_PROCESS for group in _ROLES if group != "service:api"},
     **{(group, "threads"): _ONE_PROCESS for group in _ROLES},
     ("DEFAULT", "log_file"): "oslo.log output file; here logs go to stderr (journald, docker)",
     ("DEFAULT", "log_dir"): "oslo.log directory; here logs go to stderr",

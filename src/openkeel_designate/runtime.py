@@ -1,5 +1,6 @@
 """Composition root: configuration → database, central services, and the chosen roles, all as
-asyncio tasks of one process.
+asyncio tasks of one process — except the API with ``[service:api] workers`` above 1, which then
+runs in that many child processes (``api_workers``).
 
 Roles: ``api`` (REST, with central in-process), ``worker``, ``mdns``, ``producer``,
 ``nameserver`` (the built-in authoritative server), ``sink`` (Nova/Neutron notifications),
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 import uvicorn
 from oslo_config import cfg
 
+from openkeel_designate import api_workers
 from openkeel_designate.api.app import create_app
 from openkeel_designate.api.auth import AuthConfigError
 from openkeel_designate.api.listener import server_config
@@ -65,11 +67,21 @@ def open_database(conf: cfg.ConfigOpts) -> Database:
 
 
 class Runtime:
-    """Everything one ``serve`` process runs; ``start`` then ``wait`` then ``stop``."""
+    """Everything one ``serve`` process runs; ``start`` then ``wait`` then ``stop``.
 
-    def __init__(self, conf: cfg.ConfigOpts, roles: list[str] | None = None):
+    ``api_child``: this process is one of the ``[service:api] workers`` children
+    (``api_workers``): the parent prepared the schema and owns the metrics listener, and the
+    worker it wakes is the parent's. ``api_processes``: this process is that parent.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts, roles: list[str] | None = None,
+                 api_child: api_workers.ChildChannel | None = None,
+                 api_processes: api_workers.ApiProcesses | None = None):
         self.conf = conf
         self.roles = list(roles or ALL_ROLES)
+        self.api_child = api_child
+        self.api_processes = api_processes
+        self._parent_watch: asyncio.Task | None = None
         self.db = open_database(conf)
         self.services = Services(conf=conf, db=self.db, policy=Policy(conf))
         self.task_runner = tasks.attach(self.services)
@@ -86,13 +98,12 @@ class Runtime:
 
     async def start(self) -> None:
         self._check_roles()
-        if self.db.backend == "sqlite":
-            await schema_child.run("upgrade", self.db.url)
-        elif not await schema_child.run("check", self.db.url):
-            raise SystemExit("the database schema is not current: run "
-                             "'openkeel-designate manage --config-file FILE database sync' first")
-        await central_pools.ensure_default_pool(self.services)
-        self._start_metrics()
+        if self.api_child is None:
+            await self._prepare_database()
+            self._start_metrics()
+        else:
+            self.services.wake_listeners.append(self.api_child.wake)
+            self._parent_watch = self.api_child.watch_parent(self.request_stop)
         if "nameserver" in self.roles:
             await self._start_nameserver()
         if "mdns" in self.roles:
@@ -116,15 +127,42 @@ class Runtime:
         self.producer = Producer(self.services, self.worker.owner if self.worker else
                                  f"{self.conf.host}:{os.getpid()}", names)
         self.producer.start(run_cluster_jobs="producer" in self.roles)
-        LOG.info("openkeel-designate serving roles %s%s",
-                 ",".join(r for r in self.roles if r not in idle),
+        served = [r for r in self.roles if r not in idle]
+        if self.api_processes is not None:
+            await self.api_processes.start()
+            served.append(f"api ({self.api_processes.count} processes, pids "
+                          f"{','.join(map(str, self.api_processes.pids))})")
+        if self.api_child is not None:
+            self.api_child.ready()
+            LOG.info("API process %d serving", os.getpid())
+            return
+        LOG.info("openkeel-designate serving roles %s%s", ",".join(served),
                  f" ({', '.join(idle)} not configured, off)" if idle else "")
+
+    async def _prepare_database(self) -> None:
+        if self.db.backend == "sqlite":
+            await schema_child.run("upgrade", self.db.url)
+        elif not await schema_child.run("check", self.db.url):
+            raise SystemExit("the database schema is not current: run "
+                             "'openkeel-designate manage --config-file FILE database sync' first")
+        await central_pools.ensure_default_pool(self.services)
+
+    def wake_here(self) -> None:
+        """An API child's ``wake_worker``: this process's listeners (worker, mdns)."""
+        for listener in self.services.wake_listeners:
+            listener()
+
+    @property
+    def every_role(self) -> bool:
+        """The embedded default (``serve`` without ``--roles``), API processes counted."""
+        api = {"api"} if self.api_processes is not None else set()
+        return set(self.roles) | api == set(ALL_ROLES)
 
     def metrics_address(self) -> tuple[str, int] | None:
         """``[service:metrics] listen``; unset means on only in the embedded (all roles) mode."""
         listen = self.conf["service:metrics"].listen
         if listen is None:
-            listen = ["127.0.0.1:9102"] if set(self.roles) == set(ALL_ROLES) else []
+            listen = ["127.0.0.1:9102"] if self.every_role else []
         return parse_hostport(listen[0], 9102) if listen else None
 
     def _start_metrics(self) -> None:
@@ -219,7 +257,14 @@ class Runtime:
             server = uvicorn.Server(server_config(app, host, port, self.conf))
             server.install_signal_handlers = lambda: None  # the runtime owns the signals
             self._servers.append(server)
-            self._tasks.append(asyncio.create_task(server.serve()))
+            if self.api_child is None:
+                self._tasks.append(asyncio.create_task(server.serve()))
+                continue
+            try:  # one of several API processes: a socket of the port's SO_REUSEPORT group
+                sock = api_workers.reuseport_socket(host, port)
+            except OSError as exc:
+                raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from exc
+            self._tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
         for server in self._servers:
             while not server.started:
                 await asyncio.sleep(0.01)
@@ -227,7 +272,7 @@ class Runtime:
     def _check_roles(self) -> None:
         """Configuration errors of the roles asked for, before any listener opens: a process that
         refuses to start must not first answer on some of its ports."""
-        if ("externaldns" in self.roles and set(self.roles) != set(ALL_ROLES)
+        if ("externaldns" in self.roles and not self.every_role
                 and not self.conf["service:externaldns"].project_id):
             raise SystemExit("serve --roles externaldns needs [service:externaldns] "
                              "project_id: the project whose zones ExternalDNS manages")
@@ -265,6 +310,10 @@ class Runtime:
 
     async def stop(self) -> None:
         """Graceful: stop taking requests, let pushes in flight finish or release them."""
+        if self.api_processes is not None:
+            await self.api_processes.stop(STOP_GRACE_SECONDS + 5.0)
+        if self._parent_watch is not None:
+            self._parent_watch.cancel()
         for server in self._servers:
             server.should_exit = True
         if self.sink is not None:
@@ -291,8 +340,21 @@ class Runtime:
         await self.db.dispose()
 
 
-async def serve(conf: cfg.ConfigOpts, roles: list[str] | None = None) -> None:
-    runtime = Runtime(conf, roles)
+async def serve(conf: cfg.ConfigOpts, roles: list[str] | None = None, *,
+                config_files: list[str] | None = None, debug: bool = False,
+                api_child_pipe: int | None = None) -> None:
+    """One ``serve`` process; with ``[service:api] workers`` above 1 (and the api role), the
+    parent of that many API processes (``api_workers``), or one of them (``api_child_pipe``)."""
+    roles = list(roles or ALL_ROLES)
+    workers = conf["service:api"].workers
+    if api_child_pipe is not None:
+        runtime = Runtime(conf, ["api"], api_child=api_workers.open_child_channel(api_child_pipe))
+    elif "api" in roles and workers > 1:
+        argv = api_workers.child_argv(config_files or [], debug)
+        processes = api_workers.ApiProcesses(workers, argv, on_wake=lambda: runtime.wake_here())
+        runtime = Runtime(conf, [r for r in roles if r != "api"], api_processes=processes)
+    else:
+        runtime = Runtime(conf, roles)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runtime.request_stop)

@@ -45,10 +45,12 @@ LAYERS: dict[str, set[str]] = {
     # the composition root: wires every role together, so it may reach them all
     "runtime": {"api", "central", "config", "externaldns", "mdns", "nameserver", "producer", "sink", "storage",
                 "worker", "dnswire", "domain", "backends", "network", "observability",
-                "schema_child"},
+                "schema_child", "api_workers"},
+    # [service:api] workers: the API child processes and their pipe to the parent
+    "api_workers": set(),
     # serve's schema check/migration in a short-lived child (alembic never loads in the server)
     "schema_child": {"storage"},
-    "cli": {"runtime", "api", "central", "config", "storage", "worker", "dnswire", "domain",
+    "cli": {"runtime", "api_workers", "api", "central", "config", "storage", "worker", "dnswire", "domain",
             "config_check", "zone_status", "observability"},
     # manage config check: reads the option table of config
     "config_check": {"config"},

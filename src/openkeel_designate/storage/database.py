@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
+from openkeel_designate.storage.write_turn import WriteTurn
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -80,7 +81,11 @@ class Database:
         # The SQLite driver is ours (``sqlite_driver``): one thread hop per statement.
         kwargs: dict = {}
         if self.backend == "sqlite":
-            kwargs = {"pool_reset_on_return": None,
+            # Every connection opened is kept (up to the same total as elsewhere): opening one
+            # costs a thread and the pragmas, and with more concurrent requests than the pool
+            # size the overflow would be opened and closed again on every request.
+            kwargs = {"pool_reset_on_return": None, "pool_size": pool_size + max_overflow,
+                      "max_overflow": 0,
                       "connect_args": {"async_creator_fn": sqlite_driver.connect}}
         else:
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
@@ -96,6 +101,11 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+        # ... and across processes on the same file, a turn handed over at once (write_turn).
+        path = make_url(url).database if self.backend == "sqlite" else None
+        self._write_turn = (WriteTurn(f"{path}.write-turn")
+                            if path and path != ":memory:" and not path.startswith("file:")
+                            else None)
 
     @property
     def supports_row_locks(self) -> bool:
@@ -119,8 +129,19 @@ class Database:
                 yield session
             return
         async with self._write_lock:
-            async with self.sessions() as session, session.begin():
-                yield session
+            if self._write_turn is not None:
+                await self._write_turn.acquire()
+            try:
+                async with self.sessions() as session, session.begin():
+                    # The driver would BEGIN (deferred) only at the first write, so what the
+                    # work read before it could be changed by another process's commit in between
+                    # (a lost update: API processes of [service:api] workers, the worker of
+                    # another serve). IMMEDIATE takes SQLite's write lock before the first read.
+                    await session.execute(_BEGIN_IMMEDIATE)
+                    yield session
+            finally:
+                if self._write_turn is not None:
+                    self._write_turn.release()
 
     async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
                           attempts: int = 5) -> T:
@@ -144,6 +165,8 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._write_turn is not None:
+            self._write_turn.close()
 
 
 async def flush(session: AsyncSession) -> None:
@@ -190,6 +213,9 @@ def repair_aiomysql_bytes_escape() -> None:
 
     if not callable(getattr(aiomysql.connection, "escape_bytes_prefixed", None)):
         aiomysql.connection.escape_bytes_prefixed = lambda value: f"_binary X'{value.hex()}'"
+
+
+_BEGIN_IMMEDIATE = text("BEGIN IMMEDIATE")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects

@@ -47,15 +47,20 @@ class OneTripCursor:
 
     async def execute(self, sql: str, parameters: Sequence[Any] | dict | None = None
                       ) -> OneTripCursor:
-        outcome = await self._connection._execute(
-            _run, self._connection, sql, () if parameters is None else parameters, False)
-        self.description, self.rowcount, self.lastrowid, self._rows = outcome
-        return self
+        return await self._one_trip(sql, () if parameters is None else parameters, False)
 
     async def executemany(self, sql: str, seq_of_parameters: Sequence[Any]) -> OneTripCursor:
-        outcome = await self._connection._execute(
-            _run, self._connection, sql, seq_of_parameters, True)
-        self.description, self.rowcount, self.lastrowid, self._rows = outcome
+        return await self._one_trip(sql, seq_of_parameters, True)
+
+    async def _one_trip(self, sql: str, parameters: Any, many: bool) -> OneTripCursor:
+        connection = self._connection
+        try:
+            outcome = await connection._execute(_run, connection, sql, parameters, many)
+        except BaseException:
+            connection.in_transaction = True  # unknown after a failure: roll back for real
+            raise
+        (self.description, self.rowcount, self.lastrowid, self._rows,
+         connection.in_transaction) = outcome
         return self
 
     async def fetchall(self) -> list[Any]:
@@ -81,8 +86,9 @@ class OneTripCursor:
 
 
 def _run(connection: OneTripConnection, sql: str, parameters: Any, many: bool
-         ) -> tuple[_Description, int, int | None, list[Any]]:
-    """In the connection's thread: the whole statement, rows included."""
+         ) -> tuple[_Description, int, int | None, list[Any], bool]:
+    """In the connection's thread: the whole statement, rows included, and whether a
+    transaction is open after it."""
     cursor: sqlite3.Cursor = connection._conn.cursor()
     try:
         if many:
@@ -90,7 +96,8 @@ def _run(connection: OneTripConnection, sql: str, parameters: Any, many: bool
         else:
             cursor.execute(sql, parameters)
         rows = cursor.fetchall() if cursor.description else []
-        return cursor.description, cursor.rowcount, cursor.lastrowid, rows
+        return (cursor.description, cursor.rowcount, cursor.lastrowid, rows,
+                connection._conn.in_transaction)
     finally:
         cursor.close()
 
@@ -98,9 +105,24 @@ def _run(connection: OneTripConnection, sql: str, parameters: Any, many: bool
 class OneTripConnection(aiosqlite.Connection):
     """aiosqlite's connection, with cursors that cost one thread crossing per statement."""
 
+    # Whether SQLite may have a transaction open, as the last statement left it (unknown, so
+    # True, until one ran). Every statement goes through ``OneTripCursor``, so this is exact.
+    in_transaction = True
+
     def cursor(self) -> OneTripCursor:  # type: ignore[override]
         # Not a coroutine: opening a cursor crosses to no thread; SQLAlchemy awaits __aenter__.
         return OneTripCursor(self)
+
+    async def rollback(self) -> None:
+        """No crossing when nothing is open: SQLAlchemy rolls back every read session at its
+        end, and reads run outside transactions here (the driver begins one only to write)."""
+        if self.in_transaction:
+            await super().rollback()
+            self.in_transaction = False
+
+    async def commit(self) -> None:
+        await super().commit()
+        self.in_transaction = False
 
 
 def connect(database: str, *, iter_chunk_size: int = 64, **kwargs: Any) -> OneTripConnection:
