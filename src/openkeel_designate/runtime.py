@@ -324,6 +324,7 @@ class Runtime:
             await self.producer.stop()
         for server in self._dns:
             await server.stop()
+        self.task_runner.stop()
         pending = [task for task in self._tasks if not task.done()]
         if pending:  # the worker's sweep may be in a statement: let it end rather than cut it
             await asyncio.wait(pending, timeout=STOP_GRACE_SECONDS)

@@ -41,6 +41,7 @@ class TaskRunner:
     def __init__(self, svc: Services):
         self.svc = svc
         self._running: dict[str, asyncio.Task] = {}
+        self._stopping = asyncio.Event()
 
     def start(self, task_id: str) -> None:
         """Run the task now in this process (no-op when it already runs here)."""
@@ -71,7 +72,7 @@ class TaskRunner:
 
     async def sweep_forever(self) -> None:
         orphaned_only = False
-        while True:
+        while not self._stopping.is_set():
             try:
                 count = await self.resume(orphaned_only)
                 if count:
@@ -83,7 +84,15 @@ class TaskRunner:
                 LOG.warning("zone task sweep: %s", exc)
             except Exception:
                 LOG.exception("zone task sweep failed")
-            await asyncio.sleep(SWEEP_SECONDS)
+            try:
+                await asyncio.wait_for(self._stopping.wait(), SWEEP_SECONDS)
+            except TimeoutError:
+                pass
+
+    def stop(self) -> None:
+        """End ``sweep_forever`` at its next pause (tasks running here are left to the stop's
+        grace; an unfinished one stays PENDING and is resumed by the next start)."""
+        self._stopping.set()
 
     async def drain(self) -> None:
         """Wait for the tasks running in this process (tests, graceful shutdown)."""
