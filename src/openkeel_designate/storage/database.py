@@ -84,9 +84,11 @@ class Database:
             # Every connection opened is kept (up to the same total as elsewhere): opening one
             # costs a thread and the pragmas, and with more concurrent requests than the pool
             # size the overflow would be opened and closed again on every request.
-            kwargs = {"pool_reset_on_return": None, "pool_size": pool_size + max_overflow,
-                      "max_overflow": 0,
+            kwargs = {"pool_reset_on_return": None,
                       "connect_args": {"async_creator_fn": sqlite_driver.connect}}
+            if make_url(url).database not in (None, "", ":memory:"):
+                # (an in-memory database has one connection, SQLAlchemy's StaticPool: no sizes)
+                kwargs.update(pool_size=pool_size + max_overflow, max_overflow=0)
         else:
             kwargs = {"pool_size": pool_size, "max_overflow": max_overflow,
                       "pool_recycle": recycle, "pool_pre_ping": True}
