@@ -134,9 +134,6 @@ class ZoneWire:
         """Wire RRs of the records; an unrenderable stored record is left out, never fatal."""
         return [rr for rr in map(self.wire, records) if rr is not None]
 
-    def rr(self, owner: str, ttl: int, rdata: dns.rdata.Rdata) -> bytes:
-        return rr_wire(self.owner(owner), ttl, rdata)
-
 
 _FAMILIES = {"A": socket.AF_INET, "AAAA": socket.AF_INET6}
 
