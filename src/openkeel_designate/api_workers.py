@@ -19,8 +19,9 @@ keeps every other role — worker, mdns, producer, nameserver, sink — in the p
   child and SIGKILLs those still there after the grace. A child whose parent disappeared (killed
   with SIGKILL) stops by itself: it polls its parent id.
 
-API metrics (``/metrics``) are per process: the parent's listener does not see the children's
-request counts.
+* **Metrics**: ``/metrics`` is the parent's; each child writes its API request counts to a file
+  in a directory the parent made (``metrics_dir``), which the parent adds in at scrape time
+  (``observability/api_children.py``).
 """
 
 from __future__ import annotations
@@ -29,16 +30,21 @@ import asyncio
 import logging
 import os
 import signal
+import shutil
 import socket
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 LOG = logging.getLogger(__name__)
 READY = b"r"
 WAKE = b"w"
 # Option of ``serve`` (hidden from --help) that makes a process an API child: the pipe's fd.
 CHILD_OPTION = "--api-child-pipe"
+# And the directory it writes its API request metrics to (``observability/api_children.py``).
+METRICS_OPTION = "--api-child-metrics"
 RESTART_DELAY = 1.0
 PARENT_POLL_SECONDS = 1.0
 
@@ -63,9 +69,10 @@ def reuseport_socket(host: str, port: int) -> socket.socket:
 
 @dataclass
 class ChildChannel:
-    """The child's end: tell the parent it is ready, and wake its worker."""
+    """The child's end: tell the parent it is ready, wake its worker, leave it metrics."""
 
     fd: int
+    metrics_dir: Path | None = None
 
     def ready(self) -> None:
         os.write(self.fd, READY)
@@ -89,9 +96,9 @@ class ChildChannel:
         return asyncio.create_task(poll())
 
 
-def open_child_channel(fd: int) -> ChildChannel:
+def open_child_channel(fd: int, metrics_dir: str | None = None) -> ChildChannel:
     os.set_blocking(fd, False)
-    return ChildChannel(fd)
+    return ChildChannel(fd, Path(metrics_dir) if metrics_dir else None)
 
 
 class ApiProcesses:
@@ -104,6 +111,7 @@ class ApiProcesses:
         self.on_wake = on_wake
         self.start_timeout = start_timeout
         self._read_fd, self._write_fd = os.pipe()
+        self.metrics_dir = Path(tempfile.mkdtemp(prefix="okd-api-metrics-"))
         os.set_blocking(self._read_fd, False)
         self._ready = 0
         self._ready_event = asyncio.Event()
@@ -143,7 +151,8 @@ class ApiProcesses:
         self._watchers = [asyncio.create_task(self._supervise(i)) for i in range(self.count)]
 
     async def _spawn(self, index: int) -> None:
-        argv = [*self.argv, CHILD_OPTION, str(self._write_fd)]
+        argv = [*self.argv, CHILD_OPTION, str(self._write_fd), METRICS_OPTION,
+                str(self.metrics_dir)]
         self._children[index] = await asyncio.create_subprocess_exec(
             *argv, pass_fds=(self._write_fd,), stdin=asyncio.subprocess.DEVNULL)
         LOG.info("API process %d of %d started (pid %d)", index + 1, self.count,
@@ -197,6 +206,7 @@ class ApiProcesses:
         loop.remove_reader(self._read_fd)
         os.close(self._read_fd)
         os.close(self._write_fd)
+        shutil.rmtree(self.metrics_dir, ignore_errors=True)
 
 
 def _signal(child: asyncio.subprocess.Process, sig: signal.Signals) -> None:

@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     # Internal: set by the parent of [service:api] workers on each API child it starts.
     serve.add_argument(api_workers.CHILD_OPTION, type=int, dest="api_child_pipe",
                        help=argparse.SUPPRESS)
+    serve.add_argument(api_workers.METRICS_OPTION, dest="api_child_metrics",
+                       help=argparse.SUPPRESS)
 
     manage = sub.add_parser("manage", help="operator commands (like designate-manage)")
     manage.add_argument("--config-file", action="append", dest="manage_config", default=[])
@@ -80,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
 
         _use_fast_event_loop()
         asyncio.run(run_serve(conf, roles, config_files=files, debug=args.debug,
-                              api_child_pipe=args.api_child_pipe))
+                              api_child_pipe=args.api_child_pipe,
+                              api_child_metrics=args.api_child_metrics))
         return 0
     if args.area == "config":
         return _config_check(files)

@@ -37,7 +37,7 @@ from openkeel_designate.externaldns import app as externaldns_app
 from openkeel_designate.mdns.server import MdnsServer
 from openkeel_designate.storage.keyring import SqlKeyring
 from openkeel_designate.nameserver.server import BuiltinNameserver
-from openkeel_designate.observability import metrics
+from openkeel_designate.observability import api_children, metrics
 from openkeel_designate.observability.listener import MetricsListener, Probes
 from openkeel_designate.observability.loop import LoopLagProbe
 from openkeel_designate.producer.service import Producer
@@ -104,6 +104,9 @@ class Runtime:
         else:
             self.services.wake_listeners.append(self.api_child.wake)
             self._parent_watch = self.api_child.watch_parent(self.request_stop)
+            if self.api_child.metrics_dir is not None:
+                writer = api_children.SnapshotWriter(self.api_child.metrics_dir)
+                self._tasks.append(asyncio.create_task(writer.run(self._stopped)))
         if "nameserver" in self.roles:
             await self._start_nameserver()
         if "mdns" in self.roles:
@@ -170,6 +173,10 @@ class Runtime:
         fatal (a second embedded server on one host must still serve DNS)."""
         self.loop_lag.start()
         metrics.UP.labels(",".join(self.roles)).set(1)
+        if self.api_processes is not None:  # the API's requests are counted in the children
+            for family in api_children.FAMILIES:
+                metrics.REGISTRY.unregister(family)
+            metrics.REGISTRY.register(api_children.ChildrenCollector(self.api_processes.metrics_dir))
         address = self.metrics_address()
         if address is None:
             return
@@ -343,13 +350,14 @@ class Runtime:
 
 async def serve(conf: cfg.ConfigOpts, roles: list[str] | None = None, *,
                 config_files: list[str] | None = None, debug: bool = False,
-                api_child_pipe: int | None = None) -> None:
+                api_child_pipe: int | None = None, api_child_metrics: str | None = None) -> None:
     """One ``serve`` process; with ``[service:api] workers`` above 1 (and the api role), the
     parent of that many API processes (``api_workers``), or one of them (``api_child_pipe``)."""
     roles = list(roles or ALL_ROLES)
     workers = conf["service:api"].workers
     if api_child_pipe is not None:
-        runtime = Runtime(conf, ["api"], api_child=api_workers.open_child_channel(api_child_pipe))
+        runtime = Runtime(conf, ["api"], api_child=api_workers.open_child_channel(
+            api_child_pipe, api_child_metrics))
     elif "api" in roles and workers > 1:
         argv = api_workers.child_argv(config_files or [], debug)
         processes = api_workers.ApiProcesses(workers, argv, on_wake=lambda: runtime.wake_here())

@@ -3,7 +3,8 @@
 Which process holds a connection is read from /proc (the server side of the TCP connection is a
 socket inode that one child has open), so the test knows it exercised both. A write through
 either child must reach ACTIVE — the worker that pushes it is the parent's — and SIGTERM to the
-parent alone must end every process.
+parent alone must end every process. The parent's ``/metrics`` counts the requests both children
+answered.
 """
 
 from __future__ import annotations
@@ -56,6 +57,22 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, headers: d
                  headers=headers)
     response = conn.getresponse()
     return response.status, json.loads(response.read() or b"{}")
+
+
+def metrics_dir_of(child: int) -> str:
+    argv = Path(f"/proc/{child}/cmdline").read_text().split("\0")
+    return argv[argv.index("--api-child-metrics") + 1]
+
+
+def zone_lists_counted(metrics_port: int) -> float:
+    """``designate_api_requests_total`` of ``GET /v2/zones`` answered 200, from the parent."""
+    text = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).text
+    total = 0.0
+    for line in text.splitlines():
+        if (line.startswith("designate_api_requests_total{") and 'method="GET"' in line
+                and 'route="/v2/zones"' in line and 'status="200"' in line):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
 
 
 @pytest.mark.parametrize("database", ["sqlite", "postgresql"])
@@ -111,9 +128,24 @@ def test_two_api_processes_serve_write_and_stop(database: str) -> None:
         for conn in opened:
             conn.close()
 
+        # Every GET /v2/zones above was answered by a child; the parent's /metrics counts them all
+        # (each child writes its counts at most a second late).
+        listed = len(opened)
+        deadline = time.monotonic() + 10
+        while True:
+            counted = zone_lists_counted(server.metrics_port)
+            if counted >= listed or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert counted >= listed, f"/metrics counts {counted} GET /v2/zones, {listed} were answered"
+        metrics_dir = Path(metrics_dir_of(children[0]))
+        assert sorted(p.name for p in metrics_dir.iterdir()) == sorted(
+            f"api-{pid}.json" for pid in children)
+
         # SIGTERM to the parent only: it stops the children, then itself.
         os.kill(parent, signal.SIGTERM)
         assert server._proc is not None
         assert server._proc.wait(timeout=30) == 0
         leftovers = [pid for pid in children if Path(f"/proc/{pid}").exists()]
         assert leftovers == [], f"API processes left running: {leftovers}"
+        assert not metrics_dir.exists(), "the children's metrics directory was left behind"
