@@ -228,16 +228,14 @@ def _parse_masters(masters: list) -> list[tuple[str, int]]:
 
 # --- read --------------------------------------------------------------------------------------
 async def get_zone(svc: Services, ctx: RequestContext, zone_id: str) -> ZoneView:
-    async with svc.db.read() as session:
-        found = await zone_store.get_with_shared(session, zone_id, project_id=ctx.project_id,
-                                                 all_tenants=ctx.all_tenants)
-        if found is None:
-            raise errors.ZoneNotFound("Could not find Zone")
-        zone, shared = found
-        result = await view(session, zone, shared)
+    found = await zone_store.get_visible(svc.db, zone_id, project_id=ctx.project_id,
+                                         all_tenants=ctx.all_tenants)
+    if found is None:
+        raise errors.ZoneNotFound("Could not find Zone")
+    zone, shared, attrs, masters = found
     shared_with_caller = zone.tenant_id != ctx.project_id
     svc.policy.check("get_zone", ctx, policy_target(zone, shared_with_caller))
-    return result
+    return ZoneView.of(zone, attrs, masters, shared)
 
 
 async def find_zones(svc: Services, ctx: RequestContext, page: Page) -> ListResult:
@@ -245,11 +243,10 @@ async def find_zones(svc: Services, ctx: RequestContext, page: Page) -> ListResu
     if ctx.all_tenants:
         target["all_tenants"] = True
     svc.policy.check("find_zones", ctx, target)
-    async with svc.db.read() as session:
-        rows, total = await zone_store.find(session, page, project_id=ctx.project_id,
-                                            all_tenants=ctx.all_tenants,
-                                            hide_catalog=not ctx.is_admin)
-        return ListResult(await views(session, rows), total)
+    found, total = await zone_store.find(svc.db, page, project_id=ctx.project_id,
+                                         all_tenants=ctx.all_tenants, hide_catalog=not ctx.is_admin)
+    return ListResult([ZoneView.of(zone, attrs, masters, shared)
+                       for zone, shared, attrs, masters in found], total)
 
 
 async def get_nameservers(svc: Services, ctx: RequestContext, zone_id: str) -> list[tuple[int, str]]:

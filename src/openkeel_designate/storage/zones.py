@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import String, bindparam, cast, delete, exists, func, literal, or_, select, union_all, update
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain import names as names_
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import rows
+from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
 
@@ -67,19 +69,22 @@ def _hot_reads():  # noqa: ANN202 - three prebuilt statements
 _GET_ANY, _GET_VISIBLE, _EXTRAS = _hot_reads()
 
 
-async def get_with_shared(session: AsyncSession, zone_id: str, *, project_id: str | None,
-                          all_tenants: bool) -> tuple[object, bool] | None:
-    """(frozen copy of the zone, whether it has shares), if the caller may see it."""
+async def get_visible(db: Database, zone_id: str, *, project_id: str | None, all_tenants: bool
+                      ) -> tuple[object, bool, dict[str, str], list[tuple[str, int]]] | None:
+    """(frozen copy of the zone, whether it has shares, its attributes, its masters), if the
+    caller may see it: ``GET /v2/zones/{id}``, as two point reads (``Database.point_reads``)."""
     if all_tenants:
-        statement, params = _GET_ANY, {"zone_id": zone_id}
+        zone_query = (_GET_ANY, {"zone_id": zone_id})
     elif project_id is not None:
-        statement, params = _GET_VISIBLE, {"zone_id": zone_id, "project_id": project_id}
+        zone_query = (_GET_VISIBLE, {"zone_id": zone_id, "project_id": project_id})
     else:  # no project: "tenant_id IS NULL", which a bound value cannot say
-        query = _visible(select(Zone, shared_flag()).where(Zone.id == zone_id), project_id, all_tenants)
-        row = (await session.execute(query)).first()
-        return (rows.snapshot(row[0]), bool(row[1])) if row else None
-    row = (await (await session.connection()).execute(statement, params)).first()
-    return (rows.frozen(Zone, row), bool(row[-1])) if row else None
+        zone_query = (_visible(select(*rows.table_columns(Zone), shared_flag())
+                               .where(Zone.id == zone_id), project_id, all_tenants), {})
+    found, extra_rows = await db.point_reads([zone_query, (_EXTRAS, {"zone_ids": [zone_id]})])
+    if not found:
+        return None
+    attrs, hosts = _split_extras(extra_rows)
+    return rows.frozen(Zone, found[0]), bool(found[0][-1]), attrs[zone_id], hosts[zone_id]
 
 
 def _row_reads() -> dict[tuple[bool, bool], object]:
@@ -113,26 +118,62 @@ async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = N
     return (await session.execute(query)).scalar_one_or_none()
 
 
-async def find(session: AsyncSession, page: Page, *, project_id: str | None, all_tenants: bool,
-               hide_catalog: bool) -> tuple[list[tuple[object, bool]], int]:
-    """One page of (frozen copy of the zone, shared) and the total count of matches.
+ZoneRow = tuple[object, bool, dict[str, str], list[tuple[str, int]]]  # zone, shared, attrs, masters
+
+
+async def find(db: Database, page: Page, *, project_id: str | None, all_tenants: bool,
+               hide_catalog: bool) -> tuple[list[ZoneRow], int]:
+    """One page of (frozen copy of the zone, shared, attributes, masters), and the total count
+    of matches.
 
     The zones shared with the project are looked up first (an indexed query, usually empty), so
     that the page is ``tenant_id = :project AND deleted = '0'`` when there are none: PostgreSQL
     then walks ``ix_zones_tenant_deleted_created_id`` for the first page instead of sorting every
     zone of the project (0.2 ms instead of 47 ms with 100,000 zones; bench/scale.py), and a
     later page starts inside that index at the marker's (created_at, id) (filters.Keyset).
+    In the default order that first page is a walk of at most ``limit`` index entries, so it
+    is read with the shares as point reads (``Database.point_reads``); the count, whose cost
+    grows with the project, never is.
     """
-    columns = rows.table_columns(Zone)  # plain tuples, frozen below: no ORM loading per zone
+    plain = (not all_tenants and project_id is not None and not page.criteria
+             and page.marker is None)
+    if plain and page.sort_key in (None, "created_at") and page.limit is not None:
+        count, paged = _plain_list(page, hide_catalog)
+        params = {"project_id": project_id, "limit": page.limit}
+        shared, found = await db.point_reads([(_SHARED_WITH, {"project_id": project_id}),
+                                              (paged, params)])
+        if not shared:
+            async with db.read() as session:
+                total = (await (await session.connection()).execute(count, params)).scalar_one()
+            return await _with_extras(db, found), total
+    async with db.read() as session:
+        found, total = await _find_in(session, page, project_id, all_tenants, hide_catalog, plain)
+    return await _with_extras(db, found), total
+
+
+async def _with_extras(db: Database, found: list) -> list[ZoneRow]:
+    """Zone rows (shared flag last) with their attributes and masters: a page is bounded."""
+    if not found:
+        return []
+    ids = [row[0] for row in found]
+    [extra_rows] = await db.point_reads([(_EXTRAS, {"zone_ids": ids})])
+    attrs, hosts = _split_extras(extra_rows)
+    return [(rows.frozen(Zone, row), bool(row[-1]), attrs[row[0]], hosts[row[0]]) for row in found]
+
+
+async def _find_in(session: AsyncSession, page: Page, project_id: str | None, all_tenants: bool,
+                   hide_catalog: bool, plain: bool) -> tuple[list, int]:
+    """``find``'s rows (zone columns, then the shared flag) and count, in ``session``."""
     connection = await session.connection()
-    if not all_tenants and project_id is not None and not page.criteria and page.marker is None:
+    if plain:
+        assert project_id is not None
         shared = list((await connection.execute(_SHARED_WITH, {"project_id": project_id})).scalars())
         if not shared:  # the usual list: a project's own zones, first page, no filter
             count, paged = _plain_list(page, hide_catalog)
             params = {"project_id": project_id, "limit": page.limit}
             total = (await connection.execute(count, params)).scalar_one()
-            found = (await connection.execute(paged, params)).all()
-            return [(rows.frozen(Zone, row), bool(row[-1])) for row in found], total
+            return list(await connection.execute(paged, params)), total
+    columns = rows.table_columns(Zone)  # plain tuples, frozen by the caller: no ORM loading
     if all_tenants:
         query = _visible(select(*columns), project_id, all_tenants)
     else:
@@ -145,8 +186,7 @@ async def find(session: AsyncSession, page: Page, *, project_id: str | None, all
     query = apply_criteria(query, Zone, page.criteria)
     total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
     paged = await paginate(session, query.add_columns(shared_flag()), Zone, page)
-    found = (await session.execute(paged)).all()
-    return [(rows.frozen(Zone, row), bool(row[-1])) for row in found], total
+    return list(await session.execute(paged)), total
 
 
 _SHARED_WITH = select(SharedZone.__table__.c.zone_id).where(
@@ -216,12 +256,18 @@ async def children(session: AsyncSession, zone_id: str) -> list[Zone]:
 async def extras(session: AsyncSession, zone_ids: list[str]
                  ) -> tuple[dict[str, dict[str, str]], dict[str, list[tuple[str, int]]]]:
     """Attributes and masters of several zones in one round trip (reads are latency-bound)."""
+    if not zone_ids:
+        return _split_extras([])
+    connection = await session.connection()
+    return _split_extras(await connection.execute(_EXTRAS, {"zone_ids": list(zone_ids)}))
+
+
+def _split_extras(found: Iterable) -> tuple[dict[str, dict[str, str]],
+                                             dict[str, list[tuple[str, int]]]]:
+    """``_EXTRAS`` rows as attributes and masters by zone id (empty for a zone without)."""
     attrs: dict[str, dict[str, str]] = defaultdict(dict)
     hosts: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    if not zone_ids:
-        return attrs, hosts
-    connection = await session.connection()
-    for kind, zone_id, first, second in await connection.execute(_EXTRAS, {"zone_ids": list(zone_ids)}):
+    for kind, zone_id, first, second in found:
         if kind == "a":
             attrs[zone_id][first] = second
         else:

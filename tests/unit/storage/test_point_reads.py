@@ -1,0 +1,99 @@
+"""``Database.point_reads`` on a SQLite file: on the loop's thread, yet never waiting on it.
+
+A read that SQLite cannot start at once (another connection holds the file exclusively) must go
+the usual way, through the driver's thread, while the event loop keeps running; and what a
+write committed is what the next point read sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from openkeel_designate.storage.database import Database
+
+QUERY = text("SELECT value FROM items WHERE id = :id")
+
+
+def make_file(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, value TEXT)")
+    conn.execute("INSERT INTO items VALUES (1, 'one')")
+    conn.commit()
+    conn.close()
+
+
+async def test_point_reads_see_the_last_commit(tmp_path: Path) -> None:
+    path = tmp_path / "p.sqlite"
+    make_file(path)
+    db = Database(f"sqlite:///{path}")
+    try:
+        [[row]] = await db.point_reads([(QUERY, {"id": 1})])
+        assert row.value == "one"
+        await db.transaction(lambda s: s.execute(text("UPDATE items SET value = 'uno' WHERE id = 1")))
+        [[row], missing] = await db.point_reads([(QUERY, {"id": 1}), (QUERY, {"id": 2})])
+        assert (row.value, missing) == ("uno", [])
+    finally:
+        await db.dispose()
+
+
+async def test_point_reads_refuse_to_write(tmp_path: Path) -> None:
+    """The reader's connection is query-only: a write sent there fails there and goes the
+    usual way (which here, on a read session, does not commit it)."""
+    path = tmp_path / "p.sqlite"
+    make_file(path)
+    db = Database(f"sqlite:///{path}")
+    try:
+        assert db._point_reader is not None
+        try:
+            db._point_reader.run([(text("DELETE FROM items"), {})])
+        except Exception as exc:  # noqa: BLE001 - which class is the point of the next line
+            assert "Busy" == type(exc).__name__ and "readonly" in str(exc).lower()
+        else:
+            raise AssertionError("the point reader wrote")
+        [[row]] = await db.point_reads([(QUERY, {"id": 1})])
+        assert row.value == "one"
+    finally:
+        await db.dispose()
+
+
+async def test_a_locked_file_is_read_through_the_driver_while_the_loop_runs(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
+    path = tmp_path / "p.sqlite"
+    make_file(path)
+    db = Database(f"sqlite:///{path}")
+    # Before the Database opens any connection: a WAL file held in exclusive locking mode is
+    # the one case where a reader cannot start (SQLite's busy).
+    holder = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("UPDATE items SET value = 'held' WHERE id = 1")
+    holder.execute("COMMIT")  # committed, but the exclusive lock stays until the connection ends
+    release = threading.Timer(0.5, holder.close)
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    beat = asyncio.create_task(ticker())
+    try:
+        release.start()
+        [[row]] = await db.point_reads([(QUERY, {"id": 1})])
+        assert row.value == "held"  # read after the holder let go, not before
+        assert ticks >= 5, "the event loop did not run while the read waited for the lock"
+        assert "point read through the async engine" in caplog.text
+    finally:
+        beat.cancel()
+        release.join()
+        await db.dispose()
