@@ -22,10 +22,13 @@ import yaml
 from openkeel_designate import api_workers, config
 from openkeel_designate.domain.errors import DesignateError
 from openkeel_designate.observability import logs
-from openkeel_designate.runtime import ALL_ROLES
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Here and not at the top: a ``spawn`` worker of ``offload`` imports this module (the console
+    # script's main) before its job, and the runtime would drag the whole server in with it.
+    from openkeel_designate.runtime import ALL_ROLES
+
     parser = argparse.ArgumentParser(prog="openkeel-designate")
     parser.add_argument("--config-file", action="append", default=[],
                         help="designate.conf-style file (repeatable)")

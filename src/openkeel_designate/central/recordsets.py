@@ -21,6 +21,7 @@ from openkeel_designate.central.zones import (
     policy_target,
 )
 from openkeel_designate.domain import errors, names, rrtypes
+from openkeel_designate.domain.recordset_types import check_delegation_point, supported_type
 from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
@@ -64,21 +65,6 @@ def validate(conf_types: list[str], values: dict[str, Any], rtype_name: Any,
         raise errors.BadRequest(
             f"{record_type.name} recordsets may not have more than {record_type.max_records} record")
     return unique
-
-
-def supported_type(conf_types: list[str], name: Any) -> rrtypes.RecordType:
-    """The type of a new or changed recordset. An opt-in type (DS) the operator did not list
-    is refused as unknown, the answer Designate gives for it."""
-    record_type = rrtypes.enabled(name, conf_types) if isinstance(name, str) else None
-    if record_type is None:
-        raise errors.InvalidObject(errors=[{
-            "path": ["recordset", "type"], "message": f"'{name}' is not a valid record type",
-            "validator": "value", "validator_value": [name]}])
-    if name not in conf_types:
-        raise errors.InvalidObject(errors=[{
-            "path": ["recordset", "type"], "message": f"'{name}' is not a supported record type",
-            "validator": "value", "validator_value": [name]}])
-    return record_type
 
 
 def check_name_rule(record_type: rrtypes.RecordType, name: str) -> None:
@@ -156,21 +142,6 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
         raise errors.DuplicateRecordSet("Duplicate RecordSet")
     check_delegation_point(rtype, name, zone.name, facts.types_at_name)
     return facts
-
-
-def check_delegation_point(rtype: str, name: str, zone_name: str,
-                           types_at_name: list[str]) -> None:
-    """A DS recordset stands only at a delegation point: below the apex (the apex's DS is
-    the parent's), beside an NS recordset. Shared by the API and zone imports."""
-    if not rrtypes.rules(rtype).delegation_only:
-        return
-    if names.same(name, zone_name):
-        raise errors.InvalidRecordSetLocation(
-            f"{rtype} recordsets may not be created at the zone apex")
-    if "NS" not in types_at_name:
-        raise errors.InvalidRecordSetLocation(
-            f"{rtype} recordsets may only be created at a delegation point "
-            "(a name with an NS recordset)")
 
 
 async def check_delegation_kept(session: AsyncSession, zone: Zone, recordset: RecordSet) -> None:

@@ -38,11 +38,10 @@ import dns.transaction
 import dns.zone
 import dns.zonefile
 
-from openkeel_designate.central import recordsets as recordset_rules
 from openkeel_designate.central import zonefile_plain
 from openkeel_designate.domain import errors
-from openkeel_designate.domain import fields, names, rrtypes
-from openkeel_designate.storage import bulk
+from openkeel_designate.domain import fields, names, recordset_types, rrtypes
+from openkeel_designate.storage import keys
 
 NO_ORIGIN = ("The $ORIGIN statement is required and must be the first statement in the "
              "zonefile.")
@@ -124,7 +123,7 @@ def parse(text: str, rules: Rules) -> ParsedZone:
 def parse_packed(text: str, rules: Rules, slice_size: int) -> ParsedZone:
     """``parse``, plus the keys of the rows the import will insert, packed for the trip back.
 
-    Run in the import's worker process.  Ids and hashes (``bulk.new_keys``) cost ~1 s of CPU
+    Run in the import's worker process.  Ids and hashes (``keys.new_keys``) cost ~1 s of CPU
     for 100,000 records: made here, beside the parse, not on the event loop.  The result is
     ``marshal``-led by slices of ``slice_size`` recordsets, each an element of ``packed``:
     ``(name, type, ttl, records, recordset id, [(record id, hash), ...])`` tuples.  As named
@@ -137,9 +136,9 @@ def parse_packed(text: str, rules: Rules, slice_size: int) -> ParsedZone:
     gc.disable()
     try:
         sets = parsed.recordsets
-        keys = bulk.new_keys([recordset.records for recordset in sets])
+        made = keys.new_keys([recordset.records for recordset in sets])
         parsed.packed = [
-            marshal.dumps([(*sets[index], *keys[index])
+            marshal.dumps([(*sets[index], *made[index])
                            for index in range(start, min(start + slice_size, len(sets)))])
             for start in range(0, len(sets), slice_size)]
         parsed.totals = (len(sets), sum(len(rs.records) for rs in sets),
@@ -305,7 +304,7 @@ def _zone(read: zonefile_plain.ReadZone, rules: Rules) -> ParsedZone:
     for name, rtype, rttl, records, apex in read.rdatasets:
         recordset = _recordset(name, rtype, rttl, records, rules, supported, hostname, integer)
         if rrtypes.rules(rtype).delegation_only:
-            recordset_rules.check_delegation_point(
+            recordset_types.check_delegation_point(
                 rtype, name, read.origin, ["NS"] if names.key(name) in ns_owners else [])
         if not apex:  # the SOA and apex NS are validated, then replaced by the managed ones
             result.recordsets.append(recordset)
@@ -326,7 +325,7 @@ def _recordset(name: str, rtype: str, ttl: int, records: list[str], rules: Rules
     if len(text) > rules.max_recordset_name_len:
         raise errors.InvalidRecordSetName("Name too long")
     if rtype != "SOA":
-        recordset_rules.supported_type(supported, rtype)
+        recordset_types.supported_type(supported, rtype)
     return ParsedRecordSet(text, rtype, checked_ttl, records)
 
 

@@ -2,7 +2,7 @@
 
 Imports may bring a hundred thousand recordsets.  Three things make that a matter of seconds:
 
-* **Keys made in bulk, off the loop.**  ``new_keys`` gives every new recordset and record its
+* **Keys made in bulk, off the loop.**  ``keys.new_keys`` gives every new recordset and record its
   id, and every record its hash; the import computes them in its worker process together with
   the parse (``central/zonefile_import.parse_keyed``).  The ids are random version-4 UUIDs as
   everywhere, but handed out in ascending order, so each primary key index (and the records'
@@ -23,7 +23,6 @@ milliseconds at a time.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -33,7 +32,6 @@ from sqlalchemy.types import TypeEngine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from openkeel_designate.storage.models import Record, RecordSet
-from openkeel_designate.storage.recordsets import record_hash
 
 # In the tables' own column order (the order of the compiled INSERT's parameters).
 RECORDSET_COLUMNS = ("id", "version", "zone_shard", "tenant_id", "zone_id", "zone_tenant_id",
@@ -41,30 +39,6 @@ RECORDSET_COLUMNS = ("id", "version", "zone_shard", "tenant_id", "zone_id", "zon
                      "created_at")
 RECORD_COLUMNS = ("id", "version", "zone_shard", "tenant_id", "zone_id", "recordset_id", "data",
                   "hash", "managed", "status", "action", "serial", "created_at")
-
-# One recordset's keys: its id and, per record in order, (record id, record hash).
-Keys = tuple[str, list[tuple[str, str]]]
-
-
-def new_ids(count: int) -> list[str]:
-    """``count`` random version-4 UUIDs as text, in ascending order."""
-    raw = os.urandom(16 * count).hex()
-    ids = []
-    for start in range(0, 32 * count, 32):
-        digits = raw[start:start + 32]
-        ids.append(f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-"
-                   f"{'89ab'[int(digits[16], 16) & 3]}{digits[17:20]}-{digits[20:]}")
-    ids.sort()
-    return ids
-
-
-def new_keys(record_data: Sequence[Sequence[str]]) -> list[Keys]:
-    """Keys for new recordsets whose records hold ``record_data`` (one list per recordset)."""
-    recordset_ids = new_ids(len(record_data))
-    record_ids = iter(new_ids(sum(len(data) for data in record_data)))
-    return [(rs_id, [(next(record_ids), record_hash(rs_id, item)) for item in data])
-            for rs_id, data in zip(recordset_ids, record_data)]
-
 
 async def insert(session: AsyncSession, recordsets: list[tuple[Any, ...]],
                  records: list[tuple[Any, ...]]) -> None:

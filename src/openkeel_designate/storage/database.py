@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
-from openkeel_designate.storage.point_reads import Busy, PointReader, Query
+from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.write_turn import WriteTurn
 
 LOG = logging.getLogger(__name__)
@@ -126,16 +126,16 @@ class Database:
             raise _unavailable(exc) from exc
 
     async def point_reads(self, queries: Sequence[Query]) -> list[list[Row]]:
-        """The rows of a few reads bounded by a key (a zone by id, its attributes).
+        """The rows of a few short reads (a zone by id, its attributes, a page).
 
         On a SQLite file they run right here, on the event loop's thread, never waiting for a
-        lock (``point_reads.py`` says why and when that is safe); if SQLite is busy, or on
-        another database, in one read session.
+        lock and within a step budget (``point_reads.py`` says why that is safe); if SQLite is
+        busy or a statement runs long, or on another database, in one read session.
         """
         if self._point_reader is not None:
             try:
                 return self._point_reader.run(queries)
-            except Busy as exc:
+            except Declined as exc:
                 LOG.debug("point read through the async engine: %s", exc)
         async with self.read() as session:
             connection = await session.connection()

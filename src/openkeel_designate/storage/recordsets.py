@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,16 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
 from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone, new_id, utcnow
 from openkeel_designate.storage.zones import LIVE
 
 # Filters that match individual records rather than the recordset row.
 RECORD_FILTERS = {"data": Record.data, "status": Record.status}
-
-
-def record_hash(recordset_id: str, data: str) -> str:
-    return hashlib.md5(f"{recordset_id}:{data}".encode()).hexdigest()
 
 
 def new_recordset(zone: Zone, name: str, rtype: str, ttl: int | None = None,

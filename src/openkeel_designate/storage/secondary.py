@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.storage.models import Record, RecordSet, Zone, ZoneMaster, new_id, utcnow
-from openkeel_designate.storage.recordsets import record_hash
+from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.zones import LIVE
 
 

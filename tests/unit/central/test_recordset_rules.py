@@ -6,7 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from openkeel_designate.central.recordsets import check_updatable, supported_type, validate
+from openkeel_designate.central.recordsets import check_updatable, validate
+from openkeel_designate.domain.recordset_types import supported_type
 from openkeel_designate.central.views import RecordSetView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
