@@ -47,7 +47,7 @@ class _DeferredCheck:
 
 def _defer_rule_check_plugins() -> None:
     """oslo.policy imports every rule-check plugin when it parses its first rule; its ``http:``
-    and ``https:`` checks bring ``requests`` (with urllib3, idna, charset_normalizer: about
+    and ``https:`` checks bring ``requests`` (with urllib3 and charset_normalizer: about
     4 MB resident), which Designate's rules never use.  The plugins are listed here without
     being imported, in the table oslo.policy would fill, and each is imported on first use (an
     operator's policy file may name one)."""
