@@ -22,7 +22,8 @@ def test_a_deferred_plugin_still_makes_its_check_when_a_rule_names_it(monkeypatc
 
 
 def test_building_the_policy_does_not_import_requests() -> None:
-    code = ("import sys; from openkeel_designate import config; from openkeel_designate.central import policy; "
+    code = ("import sys; from openkeel_designate import config; "
+            "from openkeel_designate.central import policy; "
             "policy.Policy(config.load([])); print('requests' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
