@@ -4,10 +4,16 @@ meant in Designate.
 oslo.config ignores unknown options silently; an operator who brings the file Designate ran on
 must not believe a setting still acts when nothing here reads it.  ``serve`` logs the list once at
 start, ``manage config check`` prints it with each option's meaning in Designate 23.0.0.
+
+Knowing the options of the libraries means importing oslo.messaging, which stays resident once
+imported; ``serve`` therefore asks them only when the file sets an option that is not one of
+ours, and then in a short-lived child (``python -m``), like the schema step (``schema_child``).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass
 
 from oslo_config import cfg
@@ -102,9 +108,12 @@ def read_options(paths: list[str]) -> list[tuple[str, str]]:
 
 def unused(paths: list[str]) -> list[Unused]:
     """The options set in ``paths`` that nothing here reads."""
-    known = _known()
+    options = read_options(paths)
+    known = _ours()
+    if not _all_ours(options, known):
+        known.update(_libraries())
     result = []
-    for group, name in read_options(paths):
+    for group, name in options:
         key = (group, _norm(name))
         help_text = known.get(key)
         if help_text is None:
@@ -112,6 +121,26 @@ def unused(paths: list[str]) -> list[Unused]:
         elif help_text.startswith(COMPAT_PREFIX):
             result.append(Unused(group, name, MEANINGS.get((group, _norm(name)), help_text)))
     return result
+
+
+def acts_here(paths: list[str]) -> bool:
+    """True when every option set in ``paths`` is one of ours that acts: nothing to report."""
+    return _all_ours(read_options(paths), _ours())
+
+
+def report_from_child(paths: list[str]) -> str:
+    """``report_line`` of the unused options, or "" when none, computed in a child process."""
+    done = subprocess.run([sys.executable, "-m", __name__, *paths], capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, check=False)
+    if done.returncode:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"configuration check failed (exit status {done.returncode}): {tail}")
+    return done.stdout.strip()
+
+
+def _all_ours(options: list[tuple[str, str]], ours: dict[tuple[str, str], str]) -> bool:
+    return all(not ours.get((g, _norm(n)), COMPAT_PREFIX).startswith(COMPAT_PREFIX)
+               for g, n in options)
 
 
 def _meaning(group: str, name: str) -> str:
@@ -128,15 +157,28 @@ def _norm(name: str) -> str:
     return name.replace("-", "_")
 
 
-def _known() -> dict[tuple[str, str], str]:
-    """Every option this process reads: ours, plus those of the libraries given our config
-    (oslo.messaging for notifications and the sink, oslo.policy for policy files)."""
+def _ours() -> dict[tuple[str, str], str]:
+    """Every option of this project, by (group, name), with its help text."""
+    return _by_name(list(config.GROUPS.items()))
+
+
+def _libraries() -> dict[tuple[str, str], str]:
+    """The options libraries read given our config (oslo.messaging for notifications and the
+    sink, oslo.policy for policy files).
+
+    Imported here, on demand: oslo.messaging brings eventlet, oslo.service and kombu (about
+    8 MB resident), which the configuration check is the only user of in most processes; a
+    library option where ours has the same name takes precedence, as it is the one that acts.
+    """
     import oslo_messaging.opts
     import oslo_policy.opts
 
-    groups: list[tuple[str, list[cfg.Opt]]] = list(config.GROUPS.items())
-    groups += [(g or "DEFAULT", list(o)) for g, o in oslo_messaging.opts.list_opts()]
+    groups = [(g or "DEFAULT", list(o)) for g, o in oslo_messaging.opts.list_opts()]
     groups += [(g or "DEFAULT", list(o)) for g, o in oslo_policy.opts.list_opts()]
+    return _by_name(groups)
+
+
+def _by_name(groups: list[tuple[str, list[cfg.Opt]]]) -> dict[tuple[str, str], str]:
     known: dict[tuple[str, str], str] = {}
     for group, opts in groups:
         for opt in opts:
@@ -150,3 +192,9 @@ def report_line(items: list[Unused]) -> str:
     """One log line naming every unused option (``serve`` logs it once at start)."""
     return ("options in the configuration that this service does not use (see 'manage config "
             "check'): " + ", ".join(f"[{u.group}] {u.name}" for u in items))
+
+
+if __name__ == "__main__":
+    _items = unused(sys.argv[1:])
+    if _items:
+        print(report_line(_items))

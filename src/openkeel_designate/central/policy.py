@@ -7,10 +7,11 @@ A denial raises ``Forbidden`` without a message, which the API renders as Design
 from __future__ import annotations
 
 import time
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from oslo_config import cfg
-from oslo_policy import policy
+from oslo_policy import _checks, policy
 
 from openkeel_designate.central.policy_rules import DEFAULT_RULES
 from openkeel_designate.domain import errors
@@ -34,10 +35,32 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+class _DeferredCheck:
+    """A rule-check plugin of oslo.policy, imported when a rule first names its kind."""
+
+    def __init__(self, entry_point: EntryPoint):
+        self._entry_point = entry_point
+
+    def __call__(self, kind: str, match: str) -> _checks.BaseCheck:
+        return self._entry_point.load()(kind, match)
+
+
+def _defer_rule_check_plugins() -> None:
+    """oslo.policy imports every rule-check plugin when it parses its first rule; its ``http:``
+    and ``https:`` checks bring ``requests`` (with urllib3 and charset_normalizer: about
+    4 MB resident), which Designate's rules never use.  The plugins are listed here without
+    being imported, in the table oslo.policy would fill, and each is imported on first use (an
+    operator's policy file may name one)."""
+    if _checks.extension_checks is None:
+        _checks.extension_checks = {
+            ep.name: _DeferredCheck(ep) for ep in entry_points(group="oslo.policy.rule_checks")}
+
+
 class Policy:
     """An enforcer loaded with the defaults plus any ``policy.yaml`` the operator configured."""
 
     def __init__(self, conf: cfg.ConfigOpts):
+        _defer_rule_check_plugins()
         self._enforcer = policy.Enforcer(conf, use_conf=True)
         self._enforcer.register_defaults(
             [policy.RuleDefault(name, check) for name, check in DEFAULT_RULES.items()]

@@ -7,7 +7,9 @@ Signing is CPU work (seconds for a large zone's first version): it runs in a wor
 of ``offload.py`` (``mdns/zone_signer.py``), not in this process whose event loop serves every
 tenant.  All versions of a zone go to the same worker, which keeps the zone's signatures, so a
 new version signs only what changed.  The keys go there sealed, with the key-encryption key,
-through the pool's local pipe only (see ``mdns/zone_signer.py``).
+through the pool's local pipe only (see ``mdns/zone_signer.py``).  ``zone_signer`` is imported
+where a signing is handed to the pool, not at start: it brings ``cryptography`` (about 10 MB
+resident), which this process does not need until a zone is signed.
 
 Signatures depend on the zone's signing epoch (stored, moved by the producer's refresh and
 by any change of keys or setting), not on the clock: every mdns process, restarted or not,
@@ -42,9 +44,8 @@ from openkeel_designate.dnswire.zonedata import (
     ZoneSigning,
     ZoneSource,
 )
-from openkeel_designate.domain.dnssec.sign import DNSSEC_TYPES, signing_epoch
+from openkeel_designate.domain.dnssec.validity import DNSSEC_TYPES, signing_epoch
 from openkeel_designate.domain.serial import serial_gt
-from openkeel_designate.mdns import zone_signer
 from openkeel_designate.mdns.ixfr import complete_chain, condense, soa_at
 from openkeel_designate.observability import metrics
 
@@ -125,6 +126,8 @@ class SigningSource:
                           ) -> tuple[list[ServedRecord], list[ServedRecord]]:
         """The signed records ``old`` has and ``new`` has not, and the reverse, made by the
         worker that keeps the zone's signatures."""
+        from openkeel_designate.mdns import zone_signer
+
         made = await offload.run(zone_signer.difference, zone_id, _plain(old), _plain(new),
                                  self.kek(), signing.keys, signing.nsec == "NSEC3",
                                  signing_epoch(signing.epoch, int(time.time())),
@@ -137,6 +140,8 @@ class SigningSource:
 
     async def _sign(self, zone_id: str, records: list[ServedRecord], signing: ZoneSigning
                     ) -> list[ServedRecord]:
+        from openkeel_designate.mdns import zone_signer
+
         kept = [r for r in records if r.type not in _DNSSEC_NAMES]
         signed = await offload.run(zone_signer.sign, zone_id, _plain(kept), self.kek(),
                                    signing.keys, signing.nsec == "NSEC3",

@@ -11,6 +11,9 @@ sorted; both searched by bisection.
 Each proof is a list of owner names (of the NSEC or NSEC3 records to return, with their RRSIGs);
 the caller takes the records from the zone.  An owner may appear twice (one NSEC both covers the
 name and the wildcard): the caller returns it once.
+
+``dns.dnssec`` is imported where an NSEC3 hash is computed, not here: it brings ``cryptography``
+(about 10 MB resident), which a nameserver with no NSEC3 zone never needs.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import bisect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-import dns.dnssec
 import dns.name
 import dns.rdataclass
 import dns.rdatatype
@@ -100,6 +102,8 @@ class Nsec3Chain(Chain):
     record_type = dns.rdatatype.NSEC3
 
     def digest(self, name: dns.name.Name) -> bytes:
+        import dns.dnssec
+
         text = dns.dnssec.nsec3_hash(name, self.salt or None, self.iterations, self.algorithm)
         return base64.b32hexdecode(text.upper())
 

@@ -13,13 +13,8 @@ import pytest
 
 from openkeel_designate.domain.dnssec import keys as dkeys
 from openkeel_designate.domain.dnssec.chain import name_key
-from openkeel_designate.domain.dnssec.sign import (
-    BACKDATE,
-    VALIDITY,
-    SignatureCache,
-    sign_zone,
-    signing_epoch,
-)
+from openkeel_designate.domain.dnssec.sign import SignatureCache, sign_zone
+from openkeel_designate.domain.dnssec.validity import BACKDATE, VALIDITY, signing_epoch
 from support.dnssec_zone import as_rrsets, make_keys, rrsets_of_text
 
 ORIGIN = "example.org."

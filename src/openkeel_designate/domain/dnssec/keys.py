@@ -3,6 +3,10 @@
 A private key never leaves the service in clear: it is kept as PKCS#8 PEM sealed with AES-GCM
 under the operator's key-encryption key (``[dnssec] key_encryption_key``), the zone id bound as
 associated data so a sealed key copied to another zone's row does not open.
+
+``cryptography`` (and ``dns.dnssec``, which imports it) are imported in the functions that use
+them: together about 10 MB resident, while every process imports this module for its constants
+(the API's schemas, central) and most never sign a zone.
 """
 
 from __future__ import annotations
@@ -11,14 +15,10 @@ import base64
 import os
 from dataclasses import dataclass
 
-import dns.dnssec
 import dns.name
 import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 ALGORITHMS = {"ECDSAP256SHA256": 13, "ED25519": 15}
 DEFAULT_ALGORITHM = "ECDSAP256SHA256"
@@ -36,6 +36,8 @@ class SigningKey:
 
     @property
     def key_tag(self) -> int:
+        import dns.dnssec
+
         return dns.dnssec.key_id(self.dnskey)
 
     @property
@@ -45,6 +47,8 @@ class SigningKey:
 
 def generate(algorithm: str) -> object:
     """A fresh private key for the algorithm's mnemonic (``ALGORITHMS``)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
     if algorithm == "ED25519":
         return ed25519.Ed25519PrivateKey.generate()
     if algorithm == "ECDSAP256SHA256":
@@ -53,6 +57,8 @@ def generate(algorithm: str) -> object:
 
 
 def dnskey_of(private_key: object, algorithm: str, flags: int = SEP_FLAGS) -> dns.rdata.Rdata:
+    import dns.dnssec
+
     return dns.dnssec.make_dnskey(private_key.public_key(),  # type: ignore[attr-defined]
                                   ALGORITHMS[algorithm], flags)
 
@@ -63,6 +69,8 @@ def public_key_b64(dnskey: dns.rdata.Rdata) -> str:
 
 def ds_of(zone: dns.name.Name, dnskey: dns.rdata.Rdata) -> dns.rdata.Rdata:
     """The DS (SHA-256, RFC 4509) the parent publishes for this key."""
+    import dns.dnssec
+
     return dns.dnssec.make_ds(zone, dnskey, "SHA256")
 
 
@@ -77,6 +85,9 @@ def cdnskey_of(dnskey: dns.rdata.Rdata) -> dns.rdata.Rdata:
 
 def seal(kek: bytes, private_key: object, zone_id: str) -> str:
     """The private key as PEM, AES-GCM-sealed under ``kek``, base64 text (nonce first)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     pem = private_key.private_bytes(  # type: ignore[attr-defined]
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption())
@@ -85,6 +96,9 @@ def seal(kek: bytes, private_key: object, zone_id: str) -> str:
 
 
 def unseal(kek: bytes, sealed: str, zone_id: str) -> object:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     raw = base64.b64decode(sealed)
     pem = AESGCM(kek).decrypt(raw[:_NONCE], raw[_NONCE:], zone_id.encode())
     return serialization.load_pem_private_key(pem, password=None)
@@ -99,11 +113,15 @@ def parse_kek(text: str) -> bytes:
 
 
 def new_kek() -> bytes:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
     return AESGCM.generate_key(bit_length=256)
 
 
 def open_key(kek: bytes, sealed: str, zone_id: str, flags: int, algorithm: int) -> SigningKey:
     """A stored key made usable: unsealed, with the DNSKEY it publishes."""
+    import dns.dnssec
+
     private = unseal(kek, sealed, zone_id)
     return SigningKey(private, dns.dnssec.make_dnskey(
         private.public_key(), algorithm, flags))  # type: ignore[attr-defined]

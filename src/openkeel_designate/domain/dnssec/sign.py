@@ -35,14 +35,8 @@ from dns.rdtypes.rrsigbase import posixtime_to_sigtime
 from openkeel_designate.domain.dnssec import chain
 from openkeel_designate.domain.dnssec.keys import SigningKey, cdnskey_of, cds_of, ds_of
 from openkeel_designate.domain.dnssec.rrsets import RRsetData, SignedRecord
+from openkeel_designate.domain.dnssec.validity import BACKDATE, DNSSEC_TYPES, VALIDITY
 
-VALIDITY = 14 * 86400  # seconds a signature is valid, from its epoch
-BACKDATE = 3600  # inception this far before the epoch: validators with a slow clock accept
-MAX_EPOCH_AGE = VALIDITY // 2  # an older epoch (no refresh came) is not used: see signing_epoch
-EPOCH_STEP = 86400  # the fallback epoch is the start of the current UTC day
-DNSSEC_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.RRSIG, dns.rdatatype.NSEC,
-                          dns.rdatatype.NSEC3, dns.rdatatype.NSEC3PARAM, dns.rdatatype.CDS,
-                          dns.rdatatype.CDNSKEY})
 _KEY_TYPES = frozenset({dns.rdatatype.DNSKEY, dns.rdatatype.CDS, dns.rdatatype.CDNSKEY})
 # RFC 8078 §4: the CDS and CDNSKEY asking the parent to remove every DS of the zone
 DELETE_CDS = "0 0 0 00"
@@ -94,15 +88,6 @@ class SignatureCache:
                 self._entries.popitem(last=False)
             if len(self.hashes) > self.max_entries:
                 self.hashes = {}
-
-
-def signing_epoch(stored: int | None, now: int) -> int:
-    """The epoch to sign with: the zone's stored one while it leaves at least half the
-    validity; otherwise (none yet, or the producer's refresh has not run for a week) the start
-    of the current UTC day, so signatures never lapse and processes still agree within a day."""
-    if stored is not None and now - stored <= MAX_EPOCH_AGE:
-        return stored
-    return now - now % EPOCH_STEP
 
 
 def sign_zone(origin: str, rrsets: list[RRsetData], keys: list[SigningKey], nsec3: bool,
