@@ -222,7 +222,12 @@ _STORAGE = [
     cfg.IntOpt("connection_recycle_time", default=3600),
 ]
 
-_MIDDLEWARE = [cfg.IntOpt("max_request_body_size", default=114688)]
+_MIDDLEWARE = [
+    cfg.IntOpt("max_request_body_size", default=114688),
+    cfg.BoolOpt("enable_proxy_headers_parsing", default=False,
+                help="Take the client's address and scheme from X-Forwarded-For/-Proto (set "
+                     "behind a proxy that writes them; otherwise a client could forge them)."),
+]
 
 # keystonemiddleware's names, so an operator's [keystone_authtoken] section reads unchanged.
 _KEYSTONE_AUTHTOKEN = [

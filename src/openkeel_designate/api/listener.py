@@ -56,8 +56,12 @@ class Limits:
 def server_config(app: Any, host: str, port: int, conf: cfg.ConfigOpts) -> uvicorn.Config:
     """The uvicorn configuration of one API listen address."""
     api = conf["service:api"]
+    # Forwarded headers only when the operator says a proxy writes them, as Designate's
+    # [oslo_middleware] enable_proxy_headers_parsing (uvicorn would trust them from loopback).
+    proxied = conf["oslo_middleware"].enable_proxy_headers_parsing
     return uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                           lifespan="off", server_header=False, ws="none",
+                          proxy_headers=proxied, forwarded_allow_ips="*" if proxied else None,
                           http=guarded_protocol(Limits.from_conf(api)),
                           timeout_keep_alive=api.keep_alive_timeout)
 
