@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""CPU per API request in process: the ASGI app called directly, no HTTP, no load generator.
+
+The HTTP figures of ``api_throughput.py`` move with whatever else the 2-core machine runs; this
+one measures only the server's own work per request (``time.process_time``: every thread of this
+process, the SQLite driver's included), so a change to the read path can be judged on a busy
+machine. The app is the one ``serve`` runs (``create_app``), on a fresh SQLite file (or
+``--database postgresql``), noauth, Designate's default policy, ``--zones`` zones in one project.
+
+    .venv/bin/python bench/api_inprocess.py [--requests 2000] [--zones 100] [--database sqlite]
+
+Figures, each after 200 warm-up calls: ``GET /`` (the framework's floor), ``GET /v2/zones/{id}``,
+``GET /v2/zones`` (first page of 20), and ``central.get_zone`` alone (no API). Printed, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent / "tests"))
+
+import httpx  # noqa: E402
+
+from openkeel_designate import config  # noqa: E402
+from openkeel_designate.api.app import create_app  # noqa: E402
+from openkeel_designate.central import pools  # noqa: E402
+from openkeel_designate.central import zones as central_zones  # noqa: E402
+from openkeel_designate.central.policy import Policy  # noqa: E402
+from openkeel_designate.central.services import Services  # noqa: E402
+from openkeel_designate.domain.context import RequestContext  # noqa: E402
+from openkeel_designate.storage import migrate  # noqa: E402
+from openkeel_designate.storage.database import Database  # noqa: E402
+from openkeel_designate.worker import tasks  # noqa: E402
+from support.databases import empty_database_url  # noqa: E402
+
+HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
+
+
+async def asgi_get(app: object, path: str) -> int:
+    """One GET through the ASGI app as uvicorn would call it; the status."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 9001),
+             "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
+             + [(b"host", b"api.bench")], "state": {}}
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)  # type: ignore[operator]
+    return sent[0]["status"]
+
+
+async def cpu_per_call(call: Callable[[], Awaitable[object]], count: int) -> float:
+    """Milliseconds of this process's CPU per call, after 200 warm-up calls."""
+    for _ in range(200):
+        await call()
+    started = time.process_time()
+    for _ in range(count):
+        await call()
+    return 1000 * (time.process_time() - started) / count
+
+
+async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
+    migrate.upgrade(url)
+    conf = config.load([])
+    conf.set_override("state_path", state_dir)
+    conf.set_override("quota_zones", zones + 10)
+    db = Database(url)
+    services = Services(conf=conf, db=db, policy=Policy(conf))
+    tasks.attach(services)
+    await pools.ensure_default_pool(services)
+    app = create_app(services)
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="http://api.bench", headers=HEADERS) as client:
+            ids = []
+            for index in range(zones):
+                created = await client.post("/v2/zones", json={"name": f"z{index:04d}.bench.example.",
+                                                              "email": "hostmaster@bench.example"})
+                ids.append(created.json()["id"])
+        ctx = RequestContext(user_id=None, project_id="bench", roles=["member", "reader"],
+                             request_id="req-bench")
+        figures = {
+            "GET / (framework floor)": lambda: asgi_get(app, "/"),
+            "GET /v2/zones/{id}": lambda: asgi_get(app, f"/v2/zones/{ids[0]}"),
+            f"GET /v2/zones (page of 20 of {zones})": lambda: asgi_get(app, "/v2/zones"),
+            "central.get_zone alone": lambda: central_zones.get_zone(services, ctx, ids[0]),
+        }
+        for name, call in figures.items():
+            print(f"{name:40s} {await cpu_per_call(call, count):7.3f} ms CPU per call", flush=True)
+    finally:
+        await db.dispose()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--zones", type=int, default=100)
+    ap.add_argument("--database", default="sqlite", choices=["sqlite", "postgresql", "mysql"])
+    args = ap.parse_args()
+    # The request log line is part of a request's cost; it goes nowhere here.
+    logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))
+    print(f"load average {os.getloadavg()[0]:.1f}, {args.database}, {args.requests} calls each")
+    with tempfile.TemporaryDirectory(prefix="okd-bench-") as state_dir:
+        if args.database == "sqlite":
+            asyncio.run(measure(f"sqlite:///{state_dir}/bench.sqlite", state_dir, args.zones,
+                                args.requests))
+        else:
+            with empty_database_url(args.database, prefix="okd-bench-") as url:
+                asyncio.run(measure(url, state_dir, args.zones, args.requests))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
