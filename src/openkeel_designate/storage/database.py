@@ -102,6 +102,11 @@ class Database:
         if self.backend == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # Point reads outside a transaction on PostgreSQL/MariaDB: no BEGIN and ROLLBACK round
+        # trips around two short statements (each statement of a READ COMMITTED transaction
+        # sees its own snapshot anyway). The same pool; SQLite's reads open no transaction.
+        self._point_engine = (self.engine if self.backend == "sqlite"
+                              else self.engine.execution_options(isolation_level="AUTOCOMMIT"))
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = asyncio.Lock() if self.backend == "sqlite" else None
         # ... and across processes on the same file, a turn handed over at once (write_turn).
@@ -137,10 +142,14 @@ class Database:
                 return self._point_reader.run(queries)
             except Declined as exc:
                 LOG.debug("point read through the async engine: %s", exc)
-        async with self.read() as session:
-            connection = await session.connection()
-            return [list(await connection.execute(statement, params))
-                    for statement, params in queries]
+        try:
+            async with self._point_engine.connect() as connection:
+                return [list(await connection.execute(statement, params))
+                        for statement, params in queries]
+        except (DBAPIError, PoolTimeout, OSError) as exc:
+            if not _is_outage(exc):
+                raise
+            raise _unavailable(exc) from exc
 
     @asynccontextmanager
     async def _write_session(self) -> AsyncIterator[AsyncSession]:
