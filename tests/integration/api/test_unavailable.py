@@ -26,9 +26,10 @@ async def test_unreachable_database_answers_503(tmp_path):
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                  base_url="http://api.test") as client:
         listing = await client.get("/v2/zones")
+        one = await client.get("/v2/zones/4b4a4e4e-8a0c-4b2c-9d1e-5f6a7b8c9d0e")
         created = await client.post("/v2/zones", json={"name": "a.example.", "email": "a@b.c"})
     await db.dispose()
-    for response in (listing, created):
+    for response in (listing, one, created):
         assert response.status_code == 503
         body = response.json()
         assert body["type"] == "service_unavailable" and body["code"] == 503
