@@ -10,6 +10,10 @@ second): a pool that gets one NOTIFY per change, spread over the burst, is not s
 Figures are printed, never asserted.
 
     .venv/bin/python bench/burst.py [--zones 1000] [--clients 20] [--server-src DIR]
+        [--database sqlite|postgresql|mysql] [--api-workers 2] [--profile FILE.svg]
+
+``--profile`` records the serving process with py-spy (beside the venv's python) during the
+burst: POSTs and the wait until all are ACTIVE.
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ import argparse
 import asyncio
 import collections
 import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import dns.message
@@ -31,7 +38,7 @@ import httpx
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from stats import summarize  # noqa: E402
+from stats import cpu_seconds, summarize  # noqa: E402
 from targets import BENCH_QUOTAS, ServerProcess  # noqa: E402
 from support.server import builtin_pool  # noqa: E402
 
@@ -79,7 +86,8 @@ def pools_with_counter(counter: NotifyCounter):  # noqa: ANN201
     return pools
 
 
-async def burst(api_url: str, zones: int, clients: int, timeout: float) -> dict:
+async def burst(api_url: str, zones: int, clients: int, timeout: float,
+                cpu: Callable[[], float] = lambda: 0.0) -> dict:
     headers = {"X-Auth-Project-ID": "burst", "Content-Type": "application/json"}
     tag = uuid.uuid4().hex[:6]
     names = [f"b{i}-{tag}.burst.test." for i in range(zones)]
@@ -97,18 +105,32 @@ async def burst(api_url: str, zones: int, clients: int, timeout: float) -> dict:
                 latencies.append(time.perf_counter() - t0)
                 if resp.status_code != 202:
                     failures.append(f"{resp.status_code} {resp.text[:120]}")
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu()
         await asyncio.gather(*(client() for _ in range(clients)))
-        posted = time.perf_counter() - t0
-        active_at = None
+        posted, cpu_posted = time.perf_counter() - t0, cpu()
+        active_at, cpu_active = None, 0.0
         while time.perf_counter() - t0 < timeout:
             listing = (await http.get("/v2/zones", params={"limit": 1, "status": "ACTIVE"})).json()
             if listing["metadata"]["total_count"] >= zones - len(failures):
-                active_at = time.perf_counter() - t0
+                active_at, cpu_active = time.perf_counter() - t0, cpu()
                 break
             await asyncio.sleep(0.1)
-    return {"posted_s": posted, "all_active_s": active_at, "latency": summarize(latencies),
+    cpu_active = cpu_active if active_at else cpu()  # timed out: what it used so far
+    return {"posted_s": posted, "all_active_s": active_at,
+            "cpu_posts_s": cpu_posted - cpu0, "cpu_after_s": cpu_active - cpu_posted,
+            "after_last_post_s": active_at and active_at - posted, "latency": summarize(latencies),
             "failures": failures[:5], "failed": len(failures)}
+
+
+def _profile(pid: int, out: Path) -> subprocess.Popen:
+    """py-spy on the server and its children (API workers) until SIGINT: a flame graph for
+    ``.svg``, else collapsed stacks (a line per stack and its count, to grep and sum). Only
+    samples holding the GIL: a thread waiting for it would show the stack it waits in."""
+    spy = Path(sys.executable).parent / "py-spy"
+    form = "flamegraph" if out.suffix == ".svg" else "raw"
+    return subprocess.Popen([str(spy), "record", "--subprocesses", "--gil", "--rate", "200",
+                             "--nonblocking", "--format", form, "-o", str(out), "--pid", str(pid)],
+                            stdout=subprocess.DEVNULL)
 
 
 def main() -> int:
@@ -117,14 +139,25 @@ def main() -> int:
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--server-src", type=Path, default=None)
+    ap.add_argument("--database", default="sqlite", choices=("sqlite", "postgresql", "mysql"))
+    ap.add_argument("--api-workers", type=int, default=None, help="[service:api] workers")
+    ap.add_argument("--profile", type=Path, default=None, help="py-spy flame graph to write")
     args = ap.parse_args()
     counter = NotifyCounter()
     env = {"PYTHONPATH": str(args.server_src.resolve())} if args.server_src else None
+    options: dict = {"DEFAULT": dict(BENCH_QUOTAS)}
+    if args.api_workers:
+        options["service:api"] = {"workers": args.api_workers}
     try:
-        with ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, project="burst", wait_dns=True,
+        with ServerProcess(options=options, project="burst", wait_dns=True, database=args.database,
                            start_timeout=120, pools=pools_with_counter(counter), env=env) as server:
             load = os.getloadavg()[0]
-            result = asyncio.run(burst(server.api_url, args.zones, args.clients, args.timeout))
+            spy = _profile(server.pid, args.profile) if args.profile else None
+            result = asyncio.run(burst(server.api_url, args.zones, args.clients, args.timeout,
+                                       lambda: cpu_seconds([server.pid])))
+            if spy is not None:
+                spy.send_signal(signal.SIGINT)
+                spy.wait(60)
             time.sleep(2)  # late re-NOTIFYs still count
     finally:
         counter.close()
@@ -134,7 +167,12 @@ def main() -> int:
           f"POSTs done in {result['posted_s']:.1f} s ({args.zones / result['posted_s']:.0f}/s, "
           f"p50 {lat.get('p50', 0) * 1000:.0f} ms, p99 {lat.get('p99', 0) * 1000:.0f} ms, "
           f"{result['failed']} failed {result['failures']}); all ACTIVE after "
-          f"{result['all_active_s'] and round(result['all_active_s'], 1)} s")
+          f"{result['all_active_s'] and round(result['all_active_s'], 1)} s "
+          f"({result['after_last_post_s'] and round(result['after_last_post_s'], 2)} s after the "
+          f"last POST; {args.database}, api workers {args.api_workers or 1})")
+    cpu = result["cpu_posts_s"] + result["cpu_after_s"]
+    print(f"server CPU: {result['cpu_posts_s']:.1f} s during the POSTs + {result['cpu_after_s']:.1f} s "
+          f"after = {cpu / args.zones * 1000:.1f} ms per zone")
     print(f"NOTIFYs to the also-notify counter: {sum(per_zone)} for {len(per_zone)} zones "
           f"(max {max(per_zone, default=0)} per zone), busiest second "
           f"{max(counter.per_second.values(), default=0)}")

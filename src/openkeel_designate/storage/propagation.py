@@ -47,6 +47,12 @@ class Backlog:
     oldest_pending_since: datetime | None
 
 
+async def record_many(session: AsyncSession, zones: list[tuple[str, list[Seen]]]) -> None:
+    """``record`` for the pushes of many zones, ended together (one write for a burst)."""
+    for zone_id, seen in zones:
+        await record(session, zone_id, seen)
+
+
 async def record(session: AsyncSession, zone_id: str, seen: list[Seen],
                  prune_nameservers: bool = False) -> None:
     """Overwrite what is known of each server; ``since`` moves only when its status changes.

@@ -13,7 +13,7 @@ has no history for.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 import os
 import time
 from dataclasses import dataclass
@@ -32,6 +32,11 @@ from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import PoolNsRecord, Record, RecordSet, Zone, utcnow
 from openkeel_designate.storage.zonesource import served_query, served_records
+
+
+# A claim transaction stops taking zones after this long; the rest go into the next one, so
+# the API's writes are not held off while a large batch is prepared.
+CLAIM_SLICE_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -91,20 +96,41 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
 
     ``busy``: zones the caller is still pushing. Their lease may have run out (a loop starved
     of CPU renews late) but they are not claimable by the same worker: a second push of one
-    zone beside the first would race it. Another worker may still take such a zone over."""
+    zone beside the first would race it. Another worker may still take such a zone over.
+
+    The zones are claimed many to a transaction (``_claim_slice``): one write turn per zone
+    made a burst of creates wait behind the API's writes once per zone."""
     params: dict = {"now": utcnow(), "limit": limit}
     query = _CANDIDATES
     if busy:
         query, params["busy"] = _CANDIDATES_NOT_BUSY, list(busy)
     async with db.read() as session:
-        candidates = (await (await session.connection()).execute(query, params)).all()
-    claimed = []
-    for zone_id, previous_owner in candidates:
-        result = await db.transaction(lambda s, z=zone_id: _claim_one(s, z, owner, lease_seconds))
+        candidates = [tuple(row) for row in
+                      (await (await session.connection()).execute(query, params)).all()]
+    claimed: list[ClaimedZone] = []
+    while candidates:
+        used, taken = await db.transaction(
+            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds))
+        claimed += taken
+        candidates = candidates[used:]
+    return claimed
+
+
+async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | None]],
+                       owner: str, lease_seconds: int) -> tuple[int, list[ClaimedZone]]:
+    """Claim candidates in order until ``CLAIM_SLICE_SECONDS`` pass; how many were tried, and
+    what was taken. The bound keeps the write turn short when the zones are large (a claim
+    reads a changed zone whole for its IXFR history)."""
+    started = time.monotonic()
+    taken = []
+    for tried, (zone_id, previous_owner) in enumerate(candidates, 1):
+        result = await _claim_one(session, zone_id, owner, lease_seconds)
         if result is not None:
             taken_over = previous_owner is not None and previous_owner != owner
-            claimed.append(dataclasses.replace(result, taken_over=taken_over))
-    return claimed
+            taken.append(dataclasses.replace(result, taken_over=taken_over))
+        if time.monotonic() - started > CLAIM_SLICE_SECONDS:
+            return tried, taken
+    return len(candidates), taken
 
 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
@@ -187,24 +213,36 @@ async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial
     Returns False when a newer change arrived meanwhile (the zone stays PENDING and is claimed
     again at once).
     """
-    async def work(session: AsyncSession) -> bool:
-        if claimed.action == "DELETE":
-            done = await zone_store.mark_deleted(session, claimed.id, claimed.change_seq)
-        else:
-            await session.execute(update(Record).where(
-                Record.zone_id == claimed.id, Record.status.in_(("PENDING", "ERROR")),
-                Record.serial.is_not(None), Record.serial <= served_serial,
-            ).values(status="ACTIVE", action="NONE"))
-            result = await session.execute(update(Zone).where(
-                Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
-            ).values(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
-                     attempts=0, next_attempt_at=None, error_reason=None, pending_since=None))
-            done = result.rowcount == 1
-        if not done:
-            await _release(session, claimed.id, owner)
-        return done
+    return (await complete_many(db, [(claimed, served_serial)], owner))[0]
+
+
+async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
+                        owner: str) -> list[bool]:
+    """``complete`` for many pushes in one transaction (the worker's ends of a burst)."""
+    async def work(session: AsyncSession) -> list[bool]:
+        return [await _complete_one(session, claimed, owner, serial)
+                for claimed, serial in served]
 
     return await db.transaction(work)
+
+
+async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,
+                        served_serial: int) -> bool:
+    if claimed.action == "DELETE":
+        done = await zone_store.mark_deleted(session, claimed.id, claimed.change_seq)
+    else:
+        await session.execute(update(Record).where(
+            Record.zone_id == claimed.id, Record.status.in_(("PENDING", "ERROR")),
+            Record.serial.is_not(None), Record.serial <= served_serial,
+        ).values(status="ACTIVE", action="NONE"))
+        result = await session.execute(update(Zone).where(
+            Zone.id == claimed.id, Zone.change_seq == claimed.change_seq,
+        ).values(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
+                 attempts=0, next_attempt_at=None, error_reason=None, pending_since=None))
+        done = result.rowcount == 1
+    if not done:
+        await _release(session, claimed.id, owner)
+    return done
 
 
 async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,

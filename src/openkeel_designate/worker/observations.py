@@ -51,16 +51,19 @@ class PushObservations:
         return out
 
 
-async def save(db: Database, observations: PushObservations) -> None:
-    """One short transaction per push; losing it never fails the push (the view refreshes)."""
-    seen = observations.seen()
-    if not seen:
-        return
-    try:
-        await db.transaction(lambda session: propagation_store.record(
-            session, observations.claimed.id, seen))
-    except Exception as exc:  # noqa: BLE001 - an observation is never worth a failed push
-        LOG.info("propagation of zone %s not recorded: %r", observations.claimed.name, exc)
+async def save(db: Database, pushes: list[PushObservations]) -> list[None]:
+    """What ``pushes`` saw, in one short transaction (the worker batches the pushes that end
+    together, ``batches``); losing it never fails a push (the view refreshes)."""
+    seen = [(push.claimed, push.seen()) for push in pushes]
+    seen = [(claimed, rows) for claimed, rows in seen if rows]
+    if seen:
+        try:
+            await db.transaction(lambda session: propagation_store.record_many(
+                session, [(claimed.id, rows) for claimed, rows in seen]))
+        except Exception as exc:  # noqa: BLE001 - an observation is never worth a failed push
+            LOG.info("propagation of %d zones (%s, ...) not recorded: %r", len(seen),
+                     seen[0][0].name, exc)
+    return [None] * len(pushes)
 
 
 def finished(claimed: ClaimedZone, pool_id: str, outcome: str) -> None:

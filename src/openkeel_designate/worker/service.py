@@ -41,8 +41,9 @@ from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.workqueue import ClaimedZone
-from openkeel_designate.worker import secondary
 from openkeel_designate.worker import observations
+from openkeel_designate.worker import secondary
+from openkeel_designate.worker.batches import Batcher
 
 LOG = logging.getLogger(__name__)
 SWEEP_SECONDS = 0.5
@@ -97,6 +98,11 @@ class Worker:
         self._seen: dict[str, observations.PushObservations] = {}  # zone id → answers, saved
         self._tasks: set[asyncio.Task] = set()
         self._stopping = False
+        # Pushes that end together write their end together (see ``batches``).
+        self._completions: Batcher[tuple[ClaimedZone, int], bool] = Batcher(
+            lambda served: workqueue.complete_many(self.db, served, self.owner))
+        self._observations: Batcher[observations.PushObservations, None] = Batcher(
+            lambda pushes: observations.save(self.db, pushes))
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
@@ -184,7 +190,7 @@ class Worker:
         try:
             limit = await self._limit(claimed)
             served = await asyncio.wait_for(self._push(claimed, limit > self.deadline), limit)
-            finished = await workqueue.complete(self.db, claimed, self.owner, served)
+            finished = await self._completions.submit((claimed, served))
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
                      "done" if finished else "newer change pending")
             outcome = "done" if finished else "superseded"
@@ -209,7 +215,7 @@ class Worker:
             self._states.pop(claimed.id, None)
             self._wake.set()
             observations.finished(claimed, claimed.pool_id, outcome)
-            await observations.save(self.db, self._seen.pop(claimed.id))
+            await self._observations.submit(self._seen.pop(claimed.id))
 
     async def _fail(self, claimed: ClaimedZone, reason: str, retry_in: float) -> None:
         if await workqueue.fail(self.db, claimed, self.owner, reason, retry_in):
