@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
-from openkeel_designate.storage.write_turn import WriteTurn
+from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -108,7 +108,7 @@ class Database:
         self._point_engine = (self.engine if self.backend == "sqlite"
                               else self.engine.execution_options(isolation_level="AUTOCOMMIT"))
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
-        self._write_lock = asyncio.Lock() if self.backend == "sqlite" else None
+        self._write_lock = LocalTurns() if self.backend == "sqlite" else None
         # ... and across processes on the same file, a turn handed over at once (write_turn).
         path = make_url(url).database if self.backend == "sqlite" else None
         on_file = bool(path) and path != ":memory:" and not path.startswith("file:")
@@ -152,12 +152,13 @@ class Database:
             raise _unavailable(exc) from exc
 
     @asynccontextmanager
-    async def _write_session(self) -> AsyncIterator[AsyncSession]:
+    async def _write_session(self, ahead: bool) -> AsyncIterator[AsyncSession]:
         if self._write_lock is None:
             async with self.sessions() as session, session.begin():
                 yield session
             return
-        async with self._write_lock:
+        await self._write_lock.acquire(ahead)
+        try:
             if self._write_turn is not None:
                 await self._write_turn.acquire()
             try:
@@ -171,13 +172,18 @@ class Database:
             finally:
                 if self._write_turn is not None:
                     self._write_turn.release()
+        finally:
+            self._write_lock.release()
 
     async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
-                          attempts: int = 5) -> T:
-        """Run ``work`` in one transaction, retrying on deadlock or serialisation failure."""
+                          attempts: int = 5, *, ahead: bool = False) -> T:
+        """Run ``work`` in one transaction, retrying on deadlock or serialisation failure.
+
+        ``ahead``: on SQLite, pass the writers of this process waiting without it (the
+        worker's, see ``LocalTurns``); elsewhere the database orders writers itself."""
         for attempt in range(1, attempts + 1):
             try:
-                async with self._write_session() as session:
+                async with self._write_session(ahead) as session:
                     return await work(session)
             except IntegrityError as exc:
                 # A concurrent writer won a race the rules checked before writing.

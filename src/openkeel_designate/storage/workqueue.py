@@ -7,7 +7,8 @@ expire.  Claiming also coalesces every change pending on the zone into one new s
 change batches with that serial; completion only marks ACTIVE what that serial covered, and only
 if no newer change arrived meanwhile (``change_seq``).  Each new serial is also appended to the
 zone's IXFR history (``zonehistory``), in the same transaction, so mdns never serves a serial it
-has no history for.
+has no history for.  The worker's writes here go ``ahead`` of the API's queued on SQLite
+(``write_turn.LocalTurns``): they are what turns the clients' changes ACTIVE.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(
-            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds))
+            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds), ahead=True)
         claimed += taken
         candidates = candidates[used:]
     return claimed
@@ -223,7 +224,7 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
         return [await _complete_one(session, claimed, owner, serial)
                 for claimed, serial in served]
 
-    return await db.transaction(work)
+    return await db.transaction(work, ahead=True)
 
 
 async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,
@@ -266,7 +267,7 @@ async def fail(db: Database, claimed: ClaimedZone, owner: str, reason: str,
             await _release(session, claimed.id, owner)
         return result.rowcount == 1
 
-    return await db.transaction(work)
+    return await db.transaction(work, ahead=True)
 
 
 async def superseded(db: Database, claimed: ClaimedZone) -> bool:
@@ -279,7 +280,7 @@ async def superseded(db: Database, claimed: ClaimedZone) -> bool:
 
 async def release(db: Database, claimed: ClaimedZone, owner: str) -> None:
     """Hand the zone back at once so the newer change is claimed without waiting."""
-    await db.transaction(lambda session: _release(session, claimed.id, owner))
+    await db.transaction(lambda session: _release(session, claimed.id, owner), ahead=True)
 
 
 async def renew(db: Database, claimed: ClaimedZone, owner: str, lease_seconds: int) -> None:
@@ -288,7 +289,7 @@ async def renew(db: Database, claimed: ClaimedZone, owner: str, lease_seconds: i
             Zone.id == claimed.id, Zone.lease_owner == owner).values(
             lease_expires_at=utcnow() + timedelta(seconds=lease_seconds)))
 
-    await db.transaction(work)
+    await db.transaction(work, ahead=True)
 
 
 async def release_all(db: Database, owner: str) -> None:

@@ -7,11 +7,13 @@ to those sleeps. Here each process's writer first takes an exclusive ``flock`` o
 the database: the kernel hands it to the next waiter the moment it is released, and SQLite's own
 lock is then free when the transaction begins. Uncontended (one process) the lock is taken
 without blocking and without leaving the event loop; contended, the wait runs in a thread.
+Within a process the writers queue first in ``LocalTurns``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import fcntl
 import os
 
@@ -50,3 +52,45 @@ class WriteTurn:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+class LocalTurns:
+    """The writers of one process, one at a time: first come, first served, except that a
+    writer asking to go ``ahead`` passes those waiting without that flag.
+
+    Why: the worker's writes (a claim, the ends of pushes) are what turns clients' changes
+    ACTIVE. With the API's writers queued in plain arrival order, a burst of ten concurrent
+    clients put ten writes before every one of the worker's, and zones waited for their push
+    as long as the burst lasted. The worker writes a few short batches, so letting it pass
+    costs the API one of those per push round, never starvation."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._ahead: collections.deque[asyncio.Future] = collections.deque()
+        self._behind: collections.deque[asyncio.Future] = collections.deque()
+
+    async def acquire(self, ahead: bool = False) -> None:
+        if not self._held and not self._ahead and not self._behind:
+            self._held = True
+            return
+        queue = self._ahead if ahead else self._behind
+        turn = asyncio.get_running_loop().create_future()
+        queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self.release()  # handed the turn just as it was cancelled: pass it on
+            elif turn in queue:  # (``release`` may have dropped it already)
+                queue.remove(turn)
+            raise
+
+    def release(self) -> None:
+        """Hand the turn to the next waiter (the lock stays held), or free it."""
+        for queue in (self._ahead, self._behind):
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_result(None)
+                    return
+        self._held = False
