@@ -142,12 +142,18 @@ def main() -> int:
     ap.add_argument("--database", default="sqlite", choices=("sqlite", "postgresql", "mysql"))
     ap.add_argument("--api-workers", type=int, default=None, help="[service:api] workers")
     ap.add_argument("--profile", type=Path, default=None, help="py-spy flame graph to write")
+    ap.add_argument("--option", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="an extra server option, e.g. storage:sqlalchemy.max_pool_size=20")
     args = ap.parse_args()
     counter = NotifyCounter()
     env = {"PYTHONPATH": str(args.server_src.resolve())} if args.server_src else None
     options: dict = {"DEFAULT": dict(BENCH_QUOTAS)}
     if args.api_workers:
         options["service:api"] = {"workers": args.api_workers}
+    for option in args.option:
+        name, value = option.split("=", 1)
+        section, key = name.rsplit(".", 1)
+        options.setdefault(section, {})[key] = value
     try:
         with ServerProcess(options=options, project="burst", wait_dns=True, database=args.database,
                            start_timeout=120, pools=pools_with_counter(counter), env=env) as server:
