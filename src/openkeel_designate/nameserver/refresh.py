@@ -109,18 +109,23 @@ class Refresher:
     async def refresh(self, name: dns.name.Name, prefer: Master | None = None) -> bool:
         """One check of ``name`` against the masters; whether some master gave a usable answer."""
         for host, port in self._ordered(prefer):
-            result = await query_soa(name, host, port, timeout=self.soa_timeout)
-            if result.status is SoaStatus.ERROR:
-                continue
-            if result.status is SoaStatus.NO_ZONE:
-                if await self.store.drop(name):
-                    log.info("zone %s dropped: master %s:%s no longer serves it", name, host, port)
-                return True
             served = self.store.get(name)
-            if served is not None and not serial_gt(result.serial, served.serial):
-                return True
-            if served is not None and await self._incremental(served.zone, host, port):
-                return True
+            if served is not None:
+                result = await query_soa(name, host, port, timeout=self.soa_timeout)
+                if result.status is SoaStatus.ERROR:
+                    continue
+                if result.status is SoaStatus.NO_ZONE:
+                    if await self.store.drop(name):
+                        log.info("zone %s dropped: master %s:%s no longer serves it", name,
+                                 host, port)
+                    return True
+                if not serial_gt(result.serial, served.serial):
+                    return True
+                if await self._incremental(served.zone, host, port):
+                    return True
+            # A zone not served yet is transferred without asking for its SOA first: the AXFR
+            # starts with it, and a master without the zone refuses the transfer as it would
+            # have answered the SOA. A burst of new zones costs mdns one query each, not two.
             try:
                 zone = await axfr(name, host, port, timeout=self.xfr_timeout,
                                   first_timeout=self.xfr_first_timeout,
