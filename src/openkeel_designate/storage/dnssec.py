@@ -59,12 +59,12 @@ async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssec
     await session.flush()
 
 
-async def is_signed(db: Database, zone_id: str) -> bool:
-    """Whether DNSSEC is on for the zone, i.e. mdns transfers it signed (one small read)."""
-    async with db.read() as session:
-        enabled = (await session.execute(select(ZoneDnssec.enabled)
-                                         .where(ZoneDnssec.zone_id == zone_id))).scalar()
-    return bool(enabled)
+async def signed_among(session: AsyncSession, zone_ids: list[str]) -> set[str]:
+    """Which of the zones have DNSSEC on, i.e. mdns transfers them signed (one read for a
+    whole claim: the worker's pushes need it, and a read each was a session per zone)."""
+    rows = await session.execute(select(ZoneDnssec.zone_id).where(
+        ZoneDnssec.zone_id.in_(zone_ids), ZoneDnssec.enabled.is_(True)))
+    return set(rows.scalars())
 
 
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:

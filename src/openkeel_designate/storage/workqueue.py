@@ -54,6 +54,7 @@ class ClaimedZone:
     transferred: bool = False  # SECONDARY: content already pulled from a master once
     pending_since: datetime | None = None  # first unserved write: propagation is timed from it
     taken_over: bool = False  # the lease was another worker's, expired (it died or stalled)
+    signed: bool = False  # DNSSEC on: mdns transfers it signed (read with the claim)
 
 
 def _claimable(now):
@@ -122,7 +123,7 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
     """Claim candidates in order until ``CLAIM_SLICE_SECONDS`` pass; how many were tried, and
     what was taken. The bound keeps the write turn short when the zones are large (a claim
     reads a changed zone whole for its IXFR history)."""
-    started = time.monotonic()
+    started, tried = time.monotonic(), 0
     taken = []
     for tried, (zone_id, previous_owner) in enumerate(candidates, 1):
         result = await _claim_one(session, zone_id, owner, lease_seconds)
@@ -130,8 +131,10 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
             taken_over = previous_owner is not None and previous_owner != owner
             taken.append(dataclasses.replace(result, taken_over=taken_over))
         if time.monotonic() - started > CLAIM_SLICE_SECONDS:
-            return tried, taken
-    return len(candidates), taken
+            break
+    signed = await dnssec_store.signed_among(session, [zone.id for zone in taken]) \
+        if taken else set()
+    return tried, [dataclasses.replace(zone, signed=zone.id in signed) for zone in taken]
 
 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str,

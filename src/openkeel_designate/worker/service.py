@@ -36,7 +36,6 @@ from openkeel_designate.dnswire.client import SoaStatus, query_soa, send_notify
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.serial import serial_ge
 from openkeel_designate.storage import catalogzones
-from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import wakeup, workqueue
 from openkeel_designate.storage.database import Database
@@ -188,7 +187,7 @@ class Worker:
         outcome = "failed"
         limit = self.deadline
         try:
-            limit = await self._limit(claimed)
+            limit = self._limit(claimed)
             served = await asyncio.wait_for(self._push(claimed, limit > self.deadline), limit)
             finished = await self._completions.submit((claimed, served))
             LOG.info("zone %s %s serial %s: %s", claimed.name, claimed.action, claimed.serial,
@@ -228,7 +227,7 @@ class Worker:
         except Exception:
             LOG.exception("could not announce the status of zone %s", claimed.name)
 
-    async def _limit(self, claimed: ClaimedZone) -> float:
+    def _limit(self, claimed: ClaimedZone) -> float:
         """How long the push of this change may take: ``poll_timeout``, or for a zone signed
         with DNSSEC up to ``[dnssec] confirm_timeout`` (see ``_poll``: only while every
         nameserver still waiting keeps answering).
@@ -248,8 +247,7 @@ class Worker:
         if (claimed.action == "DELETE" or self.signed_deadline <= self.deadline
                 or claimed.type == "SECONDARY"):
             return self.deadline
-        return self.signed_deadline if await dnssec_store.is_signed(self.db, claimed.id) \
-            else self.deadline
+        return self.signed_deadline if claimed.signed else self.deadline
 
     # --- one push -----------------------------------------------------------------------------
     async def _push(self, claimed: ClaimedZone, patient: bool = False) -> int:
@@ -269,7 +267,7 @@ class Worker:
         plan = await self._plan(claimed.pool_id)
         delete = claimed.action == "DELETE"
         signed = (not delete and plan.needs_signing
-                  and await dnssec_store.is_signed(self.db, claimed.id))
+                  and claimed.signed)
         ref = ZoneRef(claimed.id, claimed.name, claimed.serial, signed)
         started = time.monotonic()
         await self._bounded(claimed, patient, self._on_every_target(
