@@ -7,8 +7,13 @@ expire.  Claiming also coalesces every change pending on the zone into one new s
 change batches with that serial; completion only marks ACTIVE what that serial covered, and only
 if no newer change arrived meanwhile (``change_seq``).  Each new serial is also appended to the
 zone's IXFR history (``zonehistory``), in the same transaction, so mdns never serves a serial it
-has no history for.  The worker's writes here go ``ahead`` of the API's queued on SQLite
-(``write_turn.LocalTurns``): they are what turns the clients' changes ACTIVE.
+has no history for.  The ends of pushes (ACTIVE, ERROR, a lease handed back or renewed) go
+``ahead`` of the API's writes queued on SQLite (``write_turn.LocalTurns``): a served change
+waits for nothing more.  A claim of changes queues as any write: the wait lets the changes of
+concurrent clients to one zone gather into one serial (a claim going ahead halved the
+throughput of ten clients writing recordsets into ten zones: a push per change instead of per
+few).  A claim of new zones only goes ahead: there is nothing to gather for them, and a burst
+of creates was otherwise ACTIVE only long after its last POST.
 """
 
 from __future__ import annotations
@@ -76,7 +81,7 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     """
     z, rs, ns = Zone.__table__, RecordSet.__table__, PoolNsRecord.__table__
     now = bindparam("now")
-    candidates = select(z.c.id, z.c.lease_owner).where(_claimable(now))
+    candidates = select(z.c.id, z.c.lease_owner, z.c.action).where(_claimable(now))
     idle = candidates.order_by(z.c.updated_at).limit(bindparam("limit"))
     busy = candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))).order_by(
         z.c.updated_at).limit(bindparam("limit"))
@@ -112,20 +117,21 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(
-            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds), ahead=True)
+            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds),
+            ahead=all(action == "CREATE" for _, _, action in candidates))
         claimed += taken
         candidates = candidates[used:]
     return claimed
 
 
-async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | None]],
+async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | None, str]],
                        owner: str, lease_seconds: int) -> tuple[int, list[ClaimedZone]]:
     """Claim candidates in order until ``CLAIM_SLICE_SECONDS`` pass; how many were tried, and
     what was taken. The bound keeps the write turn short when the zones are large (a claim
     reads a changed zone whole for its IXFR history)."""
     started, tried = time.monotonic(), 0
     taken = []
-    for tried, (zone_id, previous_owner) in enumerate(candidates, 1):
+    for tried, (zone_id, previous_owner, _action) in enumerate(candidates, 1):
         result = await _claim_one(session, zone_id, owner, lease_seconds)
         if result is not None:
             taken_over = previous_owner is not None and previous_owner != owner

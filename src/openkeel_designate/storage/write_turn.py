@@ -58,11 +58,11 @@ class LocalTurns:
     """The writers of one process, one at a time: first come, first served, except that a
     writer asking to go ``ahead`` passes those waiting without that flag.
 
-    Why: the worker's writes (a claim, the ends of pushes) are what turns clients' changes
-    ACTIVE. With the API's writers queued in plain arrival order, a burst of ten concurrent
-    clients put ten writes before every one of the worker's, and zones waited for their push
-    as long as the burst lasted. The worker writes a few short batches, so letting it pass
-    costs the API one of those per push round, never starvation."""
+    Why: the worker's ends of pushes (ACTIVE, in batches) are what the clients wait for. With
+    the API's writers queued in plain arrival order, ten concurrent clients put ten writes
+    (~14 ms each) before every one of the worker's, and a zone already served waited that
+    long again to be marked ACTIVE. The worker writes a few short batches per round, so
+    letting them pass costs the API little and never starves it."""
 
     def __init__(self) -> None:
         self._held = False
