@@ -7,13 +7,12 @@ expire.  Claiming also coalesces every change pending on the zone into one new s
 change batches with that serial; completion only marks ACTIVE what that serial covered, and only
 if no newer change arrived meanwhile (``change_seq``).  Each new serial is also appended to the
 zone's IXFR history (``zonehistory``), in the same transaction, so mdns never serves a serial it
-has no history for.  The ends of pushes (ACTIVE, ERROR, a lease handed back or renewed) go
-``ahead`` of the API's writes queued on SQLite (``write_turn.LocalTurns``): a served change
-waits for nothing more.  A claim of changes queues as any write: the wait lets the changes of
-concurrent clients to one zone gather into one serial (a claim going ahead halved the
-throughput of ten clients writing recordsets into ten zones: a push per change instead of per
-few).  A claim of new zones only goes ahead: there is nothing to gather for them, and a burst
-of creates was otherwise ACTIVE only long after its last POST.
+has no history for.  On SQLite the claim and completion of new zones go ``ahead`` of the
+API's writes queued (``write_turn.LocalTurns``): a burst of creates was otherwise ACTIVE only
+long after its last POST.  Those of changes queue as any write: the wait lets the changes of
+concurrent clients to one zone gather into one serial (going ahead halved the throughput of ten
+clients writing recordsets into ten zones: a push per change instead of per few).  An ERROR,
+a lease handed back or renewed go ahead (rare and short).
 """
 
 from __future__ import annotations
@@ -233,7 +232,7 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
         return [await _complete_one(session, claimed, owner, serial)
                 for claimed, serial in served]
 
-    return await db.transaction(work, ahead=True)
+    return await db.transaction(work, ahead=all(c.action == "CREATE" for c, _ in served))
 
 
 async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,

@@ -58,11 +58,12 @@ class LocalTurns:
     """The writers of one process, one at a time: first come, first served, except that a
     writer asking to go ``ahead`` passes those waiting without that flag.
 
-    Why: the worker's ends of pushes (ACTIVE, in batches) are what the clients wait for. With
-    the API's writers queued in plain arrival order, ten concurrent clients put ten writes
-    (~14 ms each) before every one of the worker's, and a zone already served waited that
-    long again to be marked ACTIVE. The worker writes a few short batches per round, so
-    letting them pass costs the API little and never starves it."""
+    Why: the worker's claims and completions of new zones (in batches) are what a burst of
+    creates waits for. With the API's writers queued in plain arrival order, ten concurrent
+    clients put ten writes (~14 ms each) before every one of the worker's, and the zones were
+    ACTIVE only long after the last POST. The worker writes a few short batches per round, so
+    letting them pass costs the API little and never starves it (``workqueue`` says which
+    writes go ahead)."""
 
     def __init__(self) -> None:
         self._held = False

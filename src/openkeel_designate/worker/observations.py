@@ -59,7 +59,8 @@ async def save(db: Database, pushes: list[PushObservations]) -> list[None]:
     if seen:
         try:
             await db.transaction(lambda session: propagation_store.record_many(
-                session, [(claimed.id, rows) for claimed, rows in seen]), ahead=True)
+                session, [(claimed.id, rows) for claimed, rows in seen]),
+                ahead=all(claimed.action == "CREATE" for claimed, _ in seen))
         except Exception as exc:  # noqa: BLE001 - an observation is never worth a failed push
             LOG.info("propagation of %d zones (%s, ...) not recorded: %r", len(seen),
                      seen[0][0].name, exc)
