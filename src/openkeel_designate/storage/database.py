@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
 from sqlalchemy import Row, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -95,7 +96,7 @@ class Database:
                 # (an in-memory database has one connection, SQLAlchemy's StaticPool: no sizes)
                 kwargs.update(kept)
         else:
-            kwargs = {**kept, "pool_recycle": recycle, "pool_pre_ping": True}
+            kwargs = {**kept, "pool_recycle": recycle}
             if pool_timeout:
                 kwargs["pool_timeout"] = pool_timeout
         if self.backend == "mysql":
@@ -104,6 +105,8 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(async_url(url), **kwargs)
         if self.backend == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            _ping_when_idle(self.engine)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # Point reads outside a transaction on PostgreSQL/MariaDB: no BEGIN and ROLLBACK round
         # trips around two short statements (each statement of a READ COMMITTED transaction
@@ -253,6 +256,39 @@ def repair_aiomysql_bytes_escape() -> None:
 
     if not callable(getattr(aiomysql.connection, "escape_bytes_prefixed", None)):
         aiomysql.connection.escape_bytes_prefixed = lambda value: f"_binary X'{value.hex()}'"
+
+
+# A kept connection unused for longer than this is checked before it is handed out.
+PING_AFTER_IDLE_SECONDS = 1.0
+
+
+def _ping_when_idle(engine: AsyncEngine) -> None:
+    """SQLAlchemy's ``pool_pre_ping``, but only for connections that sat idle.
+
+    A ping on every checkout cost asyncpg three round trips (BEGIN, an empty statement,
+    ROLLBACK) per session, several per request and per push (bench/README.md, "burst"). A
+    connection handed back moments ago is as alive as a ping would say; one that sat in the
+    pool for a second may belong to a database that restarted meanwhile. A failed ping makes
+    the pool throw the connection away and open another (``DisconnectionError``); a connection
+    that dies in use fails its statement, which answers 503 and invalidates the pool.
+    """
+    pool_events = engine.sync_engine.pool
+
+    @event.listens_for(pool_events, "checkin")
+    def returned(_dbapi_connection, record) -> None:  # noqa: ANN001 - pool objects
+        record.info["returned_at"] = time.monotonic()
+
+    @event.listens_for(pool_events, "checkout")
+    def handed_out(dbapi_connection, record, _proxy) -> None:  # noqa: ANN001 - pool objects
+        returned_at = record.info.get("returned_at")
+        if returned_at is None or time.monotonic() - returned_at < PING_AFTER_IDLE_SECONDS:
+            return  # new (just opened) or warm
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except Exception as exc:  # noqa: BLE001 - any failure means "do not use it"
+            raise DisconnectionError(f"idle connection failed its ping: {exc!r}") from exc
+        if alive is False:
+            raise DisconnectionError("idle connection failed its ping")
 
 
 _BEGIN_IMMEDIATE = text("BEGIN IMMEDIATE")
