@@ -107,6 +107,25 @@ async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: st
     return zone, shared
 
 
+async def locked_copy_for_write(session: AsyncSession, ctx: RequestContext,
+                                zone_id: str) -> tuple[Zone, bool]:
+    """``zone_for_write`` for a create, which only reads the zone and marks it pending: a frozen
+    copy instead of an ORM row (the recordset POST's hot path, ``storage.zones._write_path``)."""
+    zone = await zone_store.get_locked_copy(session, zone_id, project_id=ctx.project_id,
+                                            all_tenants=ctx.all_tenants)
+    if zone is None:
+        raise errors.ZoneNotFound("Could not find Zone")
+    # Without all_tenants the read only finds a foreign zone when it is shared with the caller.
+    shared = zone.tenant_id != ctx.project_id and (not ctx.all_tenants or await zone_store.is_shared_with(
+        session, zone.id, ctx.project_id))
+    return zone, shared
+
+
+async def mark_pending_now(session: AsyncSession, zone: Zone, action: str = "UPDATE") -> None:
+    """``mark_pending`` of a zone held as a frozen copy: the same columns, written at once."""
+    await zone_store.mark_pending(session, zone.id, action, bump_serial=zone.type == "PRIMARY")
+
+
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
                           max_len: int, conf_types: list[str]) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
@@ -175,15 +194,14 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
     data = check_new(svc, values)
 
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await zone_for_write(session, ctx, zone_id)
+        zone, shared = await locked_copy_for_write(session, ctx, zone_id)
         if condition is not None:  # If-None-Match: * — the name and type (in any case) exist?
             existing = await rs_store.find_one(session, zone.id, values["name"],
                                                values["type"])
             condition.check(None if existing is None else await _etag(session, existing))
         recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data)
         if created:
-            mark_pending(zone)
-        await flush(session)
+            await mark_pending_now(session, zone)
         return RecordSetView.of(recordset, created, zone.name)
 
     try:
