@@ -50,11 +50,11 @@ FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
 # Claims that take zones are at least this far apart, so that a stream of commits is claimed
-# together — one sweep, serial, push and transfer per zone per window — instead of one per commit: a push (worker, mdns IXFR, the
-# built-in nameserver's rebuild) costs more CPU than the API request that caused it, and on a
-# small host it competes with the API. An idle worker claims at once: a lone change is not
-# delayed, and the last change of a stream waits at most this long (bench/README.md, "Recordset
-# and zone writes").
+# together (one sweep, serial, push and transfer per zone per window) instead of one per commit:
+# a push (worker, mdns IXFR, the built-in nameserver's rebuild) costs more CPU than the API
+# request that caused it, and on a small host it competes with the API. An idle worker claims
+# at once: a lone change is not delayed, and the last change of a stream waits at most this
+# long (bench/README.md, "Recordset writes under a stream").
 COALESCE_SECONDS = 0.1
 MAX_RETRY_SECONDS = 60.0
 
