@@ -142,7 +142,9 @@ class Worker:
             self._wake.clear()
             if self._stopping:
                 break
-            if await self._coalesce():
+            wait = self._window_left()
+            if wait > 0:
+                await asyncio.sleep(wait)
                 self._wake.clear()
                 if self._stopping:
                     break
@@ -168,13 +170,9 @@ class Worker:
         except Exception:
             LOG.exception("could not release leases on shutdown")
 
-    async def _coalesce(self) -> bool:
-        """Wait out the rest of the window after the last claim; True when it waited."""
-        wait = self._last_claim + COALESCE_SECONDS - time.monotonic()
-        if wait <= 0:
-            return False
-        await asyncio.sleep(wait)
-        return True
+    def _window_left(self) -> float:
+        """Seconds until the next claim may take zones (``COALESCE_SECONDS``); <= 0: now."""
+        return self._last_claim + COALESCE_SECONDS - time.monotonic()
 
     async def _claim_and_start(self) -> None:
         free = self.concurrency - len(self._running)
