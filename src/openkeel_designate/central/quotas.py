@@ -17,9 +17,17 @@ def defaults(svc: Services) -> dict[str, int]:
 
 
 async def effective(svc: Services, session: AsyncSession, project_id: str | None) -> dict[str, int]:
+    stored = await quota_store.for_project(session, project_id) \
+        if svc.conf.quota_driver == "storage" else {}
+    return overlaid(svc, stored)
+
+
+def overlaid(svc: Services, stored: dict[str, int]) -> dict[str, int]:
+    """The limits from the defaults and a project's stored overrides, read already (a recordset
+    create reads them with its placement facts, one statement fewer)."""
     values = defaults(svc)
     if svc.conf.quota_driver == "storage":
-        values.update(await quota_store.for_project(session, project_id))
+        values.update(stored)
     return values
 
 

@@ -107,6 +107,25 @@ async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: st
     return zone, shared
 
 
+async def locked_copy_for_write(session: AsyncSession, ctx: RequestContext,
+                                zone_id: str) -> tuple[Zone, bool]:
+    """``zone_for_write`` for a create, which only reads the zone and marks it pending: a frozen
+    copy instead of an ORM row (the recordset POST's hot path, ``storage.zones._write_path``)."""
+    zone = await zone_store.get_locked_copy(session, zone_id, project_id=ctx.project_id,
+                                            all_tenants=ctx.all_tenants)
+    if zone is None:
+        raise errors.ZoneNotFound("Could not find Zone")
+    # Without all_tenants the read only finds a foreign zone when it is shared with the caller.
+    shared = zone.tenant_id != ctx.project_id and (
+        not ctx.all_tenants or await zone_store.is_shared_with(session, zone.id, ctx.project_id))
+    return zone, shared
+
+
+async def mark_pending_now(session: AsyncSession, zone: Zone, action: str = "UPDATE") -> None:
+    """``mark_pending`` of a zone held as a frozen copy: the same columns, written at once."""
+    await zone_store.mark_pending(session, zone.id, action, bump_serial=zone.type == "PRIMARY")
+
+
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
                           max_len: int, conf_types: list[str]) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
@@ -119,7 +138,8 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
     Extension (only once DS is in ``conf_types``): the NS and DS of a child zone's delegation
     may stand at the child's apex name in the parent — the chain of trust needs them there.
 
-    Returns what was read of the zone (with the counts the quotas need: one round trip).
+    Returns what was read of the zone (with the counts and the owner's stored quotas the quota
+    rules need: one round trip).
     """
     record_type = rrtypes.rules(rtype)
     if len(name) > max_len:
@@ -127,7 +147,7 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
     if not names.is_within(name, zone.name):
         raise errors.InvalidRecordSetLocation("RecordSet is not contained within it's parent zone")
     cut_allowed = record_type.zone_cut and rrtypes.child_cuts_enabled(conf_types)
-    facts = await rs_store.placement_facts(session, zone.id, name)
+    facts = await rs_store.placement_facts(session, zone.id, name, zone.tenant_id)
     for child in facts.child_zones:
         if names.is_within(name, child) and not (cut_allowed and names.same(name, child)):
             raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child}")
@@ -175,15 +195,14 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
     data = check_new(svc, values)
 
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await zone_for_write(session, ctx, zone_id)
+        zone, shared = await locked_copy_for_write(session, ctx, zone_id)
         if condition is not None:  # If-None-Match: * — the name and type (in any case) exist?
             existing = await rs_store.find_one(session, zone.id, values["name"],
                                                values["type"])
             condition.check(None if existing is None else await _etag(session, existing))
         recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data)
         if created:
-            mark_pending(zone)
-        await flush(session)
+            await mark_pending_now(session, zone)
         return RecordSetView.of(recordset, created, zone.name)
 
     try:
@@ -224,7 +243,7 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
                                   svc.conf["service:central"].max_recordset_name_len,
                                   svc.conf.supported_record_type)
     # Two checks as in Designate: the recordset count first, then the records.
-    limits = await quotas.effective(svc, session, zone.tenant_id)
+    limits = quotas.overlaid(svc, facts.quota_overrides)
     quotas.check(limits, zone_recordsets=facts.recordsets + 1)
     quotas.check(limits, zone_records=facts.unmanaged_records + len(data),
                  recordset_records=len(data))

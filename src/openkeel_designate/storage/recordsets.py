@@ -15,7 +15,7 @@ from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
-from openkeel_designate.storage.models import Record, RecordSet, SharedZone, Zone, new_id, utcnow
+from openkeel_designate.storage.models import Quota, Record, RecordSet, SharedZone, Zone, new_id, utcnow
 from openkeel_designate.storage.zones import LIVE
 
 # Filters that match individual records rather than the recordset row.
@@ -57,9 +57,10 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
     of work). On SQLite each statement is a thread crossing, and building the statements,
     loading rows the rules only read one column of and the flush bookkeeping cost more CPU than
     the statements themselves (bench/README.md, "Recordset and zone writes"). So what the
-    placement and quota rules need is one read, and the rows are two Core INSERTs.
+    placement and quota rules need is one read (the project's quota overrides included), and
+    the rows are two Core INSERTs.
     """
-    z, rs, r = Zone.__table__, RecordSet.__table__, Record.__table__
+    z, rs, r, q = Zone.__table__, RecordSet.__table__, Record.__table__, Quota.__table__
     zone_id = bindparam("zone_id")
     facts = union_all(
         select(literal("child"), z.c.name, literal(0))
@@ -69,7 +70,9 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         select(literal("recordsets"), literal(""), func.count()).select_from(rs)
         .where(rs.c.zone_id == zone_id),
         select(literal("records"), literal(""), func.count()).select_from(r)
-        .where(r.c.zone_id == zone_id, r.c.managed.is_(False)))
+        .where(r.c.zone_id == zone_id, r.c.managed.is_(False)),
+        select(literal("quota"), q.c.resource, q.c.hard_limit)
+        .where(q.c.tenant_id == bindparam("tenant_id")))
     return facts, sql_insert(rs), sql_insert(r)
 
 
@@ -84,18 +87,22 @@ class PlacementFacts:
     types_at_name: list[str]  # types of the recordsets at the new name (in any case)
     recordsets: int  # recordsets of the zone
     unmanaged_records: int  # records of the zone the tenant created (quota zone_records)
+    quota_overrides: dict[str, int]  # the zone owner's stored quotas (storage.quotas.for_project)
 
 
-async def placement_facts(session: AsyncSession, zone_id: str, name: str) -> PlacementFacts:
+async def placement_facts(session: AsyncSession, zone_id: str, name: str,
+                          owner: str | None) -> PlacementFacts:
     connection = await session.connection()
-    facts = PlacementFacts([], [], 0, 0)
+    facts = PlacementFacts([], [], 0, 0, {})
     counts = {}
     for kind, text, number in await connection.execute(
-            _FACTS, {"zone_id": zone_id, "name_key": names.key(name)}):
+            _FACTS, {"zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner}):
         if kind == "child":
             facts.child_zones.append(text)
         elif kind == "type":
             facts.types_at_name.append(text)
+        elif kind == "quota":
+            facts.quota_overrides[text] = int(number)
         else:
             counts[kind] = int(number)
     return dataclasses.replace(facts, recordsets=counts.get("recordsets", 0),

@@ -104,6 +104,50 @@ def _row_reads() -> dict[tuple[bool, bool], object]:
 _ROW_READS = _row_reads()
 
 
+def _write_path():  # noqa: ANN202 - prebuilt statements
+    """A recordset create's zone read (locked) and zone update, built once from the table.
+
+    The create is the hottest write: an ORM load of the zone and the flush of its changed
+    attributes cost more CPU than both statements (bench/README.md, "Recordset writes under a
+    stream"), and the create changes nothing else of the zone, so the row is read as a frozen
+    copy and written by one UPDATE that does its own arithmetic.
+    """
+    z, s = Zone.__table__, SharedZone.__table__
+    any_zone = select(*rows.table_columns(Zone)).where(z.c.id == bindparam("zone_id"),
+                                                       z.c.deleted == LIVE)
+    visible = any_zone.where(or_(z.c.tenant_id == bindparam("project_id"), z.c.id.in_(
+        select(s.c.zone_id).where(s.c.target_project_id == bindparam("project_id")))))
+    now = bindparam("now", type_=z.c.updated_at.type)
+    pending = update(z).where(z.c.id == bindparam("zone_id")).values(
+        action=bindparam("action"), status="PENDING", change_seq=z.c.change_seq + 1,
+        version=z.c.version + 1, next_attempt_at=None, error_reason=None,
+        pending_since=func.coalesce(z.c.pending_since, now), updated_at=now)
+    return ({True: any_zone.with_for_update(), False: visible.with_for_update()},
+            {False: pending, True: pending.values(increment_serial=True)})
+
+
+_LOCKED_READS, _MARK_PENDING = _write_path()
+
+
+async def get_locked_copy(session: AsyncSession, zone_id: str, *, project_id: str | None,
+                          all_tenants: bool) -> object | None:
+    """A frozen copy of the zone if the caller may see it, its row locked (as ``get`` with
+    ``for_update``) until the transaction ends. Writes to it go through ``mark_pending``."""
+    if not all_tenants and project_id is None:
+        zone = await get(session, zone_id, project_id=None, all_tenants=False, for_update=True)
+        return None if zone is None else rows.snapshot(zone)
+    params = {"zone_id": zone_id} if all_tenants else {"zone_id": zone_id, "project_id": project_id}
+    row = (await (await session.connection()).execute(_LOCKED_READS[all_tenants], params)).first()
+    return None if row is None else rows.frozen(Zone, row)
+
+
+async def mark_pending(session: AsyncSession, zone_id: str, action: str, bump_serial: bool) -> None:
+    """``central.zones.mark_pending`` as one UPDATE, for a zone held as a frozen copy."""
+    connection = await session.connection()
+    await connection.execute(_MARK_PENDING[bump_serial],
+                             {"zone_id": zone_id, "action": action, "now": utcnow()})
+
+
 async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,
               all_tenants: bool = True, for_update: bool = False) -> Zone | None:
     if all_tenants or project_id is not None:

@@ -49,10 +49,13 @@ SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
-# While pushes are in flight, a wake-up waits this long before claiming, so that the changes of
-# concurrent clients are claimed together (one sweep, fewer serials and pushes) instead of one
-# claim per commit. An idle worker claims at once: a lone change is not delayed.
-COALESCE_SECONDS = 0.05
+# Claims that take zones are at least this far apart, so that a stream of commits is claimed
+# together (one sweep, serial, push and transfer per zone per window) instead of one per commit:
+# a push (worker, mdns IXFR, the built-in nameserver's rebuild) costs more CPU than the API
+# request that caused it, and on a small host it competes with the API. An idle worker claims
+# at once: a lone change is not delayed, and the last change of a stream waits at most this
+# long (bench/README.md, "Recordset writes under a stream").
+COALESCE_SECONDS = 0.1
 MAX_RETRY_SECONDS = 60.0
 
 
@@ -102,6 +105,7 @@ class Worker:
             lambda served: workqueue.complete_many(self.db, served, self.owner))
         self._observations: Batcher[observations.PushObservations, None] = Batcher(
             lambda pushes: observations.save(self.db, pushes))
+        self._last_claim = -COALESCE_SECONDS  # monotonic time of the last claim that took zones
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
@@ -138,8 +142,9 @@ class Worker:
             self._wake.clear()
             if self._stopping:
                 break
-            if self._running:
-                await asyncio.sleep(COALESCE_SECONDS)
+            wait = self._window_left()
+            if wait > 0:
+                await asyncio.sleep(wait)
                 self._wake.clear()
                 if self._stopping:
                     break
@@ -165,12 +170,19 @@ class Worker:
         except Exception:
             LOG.exception("could not release leases on shutdown")
 
+    def _window_left(self) -> float:
+        """Seconds until the next claim may take zones (``COALESCE_SECONDS``); <= 0: now."""
+        return self._last_claim + COALESCE_SECONDS - time.monotonic()
+
     async def _claim_and_start(self) -> None:
         free = self.concurrency - len(self._running)
         if free <= 0:
             return
-        for claimed in await workqueue.claim(self.db, self.owner, self.lease_seconds, free,
-                                               busy=self._running):
+        claimed_now = await workqueue.claim(self.db, self.owner, self.lease_seconds, free,
+                                            busy=self._running)
+        if claimed_now:
+            self._last_claim = time.monotonic()
+        for claimed in claimed_now:
             self._running.add(claimed.id)
             task = asyncio.create_task(self._process(claimed))
             self._tasks.add(task)
