@@ -230,8 +230,11 @@ class ServerProcess:
             for attempt in range(3):
                 self._pick_ports()
                 self._write_files()
-                if self._pools is not None:
+                if self._pools is not None or self.database is not None:
+                    # serve refuses a PostgreSQL/MariaDB schema that is not current (as
+                    # Designate's services do); SQLite it migrates itself
                     self._manage("database", "sync")
+                if self._pools is not None:
                     self._manage("pool", "update", "--file", str(self.pools_path))
                 try:
                     self._launch()
