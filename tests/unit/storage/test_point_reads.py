@@ -21,18 +21,20 @@ from openkeel_designate.storage.database import Database
 QUERY = text("SELECT value FROM items WHERE id = :id")
 
 
-def make_file(path: Path) -> None:
-    conn = sqlite3.connect(path)
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    """A WAL SQLite file with one table, ``items``, holding (1, 'one')."""
+    made = tmp_path / "p.sqlite"
+    conn = sqlite3.connect(made)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, value TEXT)")
     conn.execute("INSERT INTO items VALUES (1, 'one')")
     conn.commit()
     conn.close()
+    return made
 
 
-async def test_point_reads_see_the_last_commit(tmp_path: Path) -> None:
-    path = tmp_path / "p.sqlite"
-    make_file(path)
+async def test_point_reads_see_the_last_commit(path: Path) -> None:
     db = Database(f"sqlite:///{path}")
     try:
         [[row]] = await db.point_reads([(QUERY, {"id": 1})])
@@ -45,11 +47,9 @@ async def test_point_reads_see_the_last_commit(tmp_path: Path) -> None:
 
 
 async def test_a_long_statement_is_interrupted_and_read_through_the_driver(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A count over 200,000 rows outruns the step budget on the loop; the answer is the same."""
     caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
-    path = tmp_path / "p.sqlite"
-    make_file(path)
     conn = sqlite3.connect(path)
     conn.executemany("INSERT INTO items (value) VALUES (?)", [("x",)] * 200_000)
     conn.commit()
@@ -66,11 +66,9 @@ async def test_a_long_statement_is_interrupted_and_read_through_the_driver(
         await db.dispose()
 
 
-async def test_point_reads_refuse_to_write(tmp_path: Path) -> None:
+async def test_point_reads_refuse_to_write(path: Path) -> None:
     """The reader's connection is query-only: a write sent there fails there and goes the
     usual way (which here, on a read session, does not commit it)."""
-    path = tmp_path / "p.sqlite"
-    make_file(path)
     db = Database(f"sqlite:///{path}")
     try:
         assert db._point_reader is not None
@@ -87,10 +85,8 @@ async def test_point_reads_refuse_to_write(tmp_path: Path) -> None:
 
 
 async def test_a_locked_file_is_read_through_the_driver_while_the_loop_runs(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+        path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
-    path = tmp_path / "p.sqlite"
-    make_file(path)
     db = Database(f"sqlite:///{path}")
     # Before the Database opens any connection: a WAL file held in exclusive locking mode is
     # the one case where a reader cannot start (SQLite's busy).
