@@ -247,10 +247,12 @@ class Ref:
     def start(self) -> Target:
         if not self.scripts.is_dir():
             raise RefUnavailable(f"{self.scripts} not found")
+        # Read before setup.sh: it starts PowerDNS too (to load the pool), and a PowerDNS that
+        # setup.sh started for this run is ours to stop.
+        self.pdns_pid_before = self._pid_file("pdns")
         if not self._is_set_up():
             with setup_lock():
                 self._run("setup.sh", timeout=self.setup_timeout)
-        self.pdns_pid_before = self._pid_file("pdns")
         notes = []
         if http_answers(self.api_url + "/"):
             notes.append("reference stack was already running: idle RSS is not 'fresh after start'")
