@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import ChangeBatch, Zone, ZoneChange
@@ -51,10 +51,15 @@ async def _prune(session: AsyncSession, zone_id: str) -> None:
             ChangeBatch.zone_id == zone_id, ChangeBatch.created_at < oldest_kept.created_at))
 
 
+_STAMP = update(ChangeBatch.__table__).where(
+    ChangeBatch.__table__.c.zone_id == bindparam("b_zone_id"),
+    ChangeBatch.__table__.c.serial.is_(None)).values(serial=bindparam("b_serial"))
+
+
 async def stamp_serial(session: AsyncSession, zone_id: str, serial: int) -> None:
-    """At a claim: the batches not yet given a serial are first served by ``serial``."""
-    await session.execute(update(ChangeBatch).where(
-        ChangeBatch.zone_id == zone_id, ChangeBatch.serial.is_(None)).values(serial=serial))
+    """At a claim: the batches not yet given a serial are first served by ``serial``.
+    (Prebuilt and run as Core: it is on every claim's path, ``workqueue._write_statements``.)"""
+    await (await session.connection()).execute(_STAMP, {"b_zone_id": zone_id, "b_serial": serial})
 
 
 async def get(session: AsyncSession, batch_id: str) -> ChangeBatch | None:

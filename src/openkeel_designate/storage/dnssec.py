@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import case, delete, or_, select, update
+from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
@@ -59,11 +59,27 @@ async def replace_keys(session: AsyncSession, zone_id: str, new: list[ZoneDnssec
     await session.flush()
 
 
+def _claim_statements():  # noqa: ANN202 - prebuilt statements
+    """What every claim asks of the DNSSEC tables, built once (``workqueue._write_statements``
+    says why)."""
+    zd = ZoneDnssec.__table__
+    signed_among = select(zd.c.zone_id).where(
+        zd.c.zone_id.in_(bindparam("b_zone_ids", expanding=True)), zd.c.enabled.is_(True))
+    now = bindparam("b_now")
+    later = case((or_(zd.c.epoch.is_(None), zd.c.epoch < now), now), else_=zd.c.epoch + 1)
+    advance_epoch = (update(zd).where(zd.c.zone_id == bindparam("b_zone_id"),
+                                      zd.c.epoch_due.is_(True))
+                     .values(epoch=later, epoch_serial=bindparam("b_serial"), epoch_due=False))
+    return signed_among, advance_epoch
+
+
+_SIGNED_AMONG, _ADVANCE_EPOCH = _claim_statements()
+
+
 async def signed_among(session: AsyncSession, zone_ids: list[str]) -> set[str]:
     """Which of the zones have DNSSEC on, i.e. mdns transfers them signed (one read for a
     whole claim: the worker's pushes need it, and a read each was a session per zone)."""
-    rows = await session.execute(select(ZoneDnssec.zone_id).where(
-        ZoneDnssec.zone_id.in_(zone_ids), ZoneDnssec.enabled.is_(True)))
+    rows = await (await session.connection()).execute(_SIGNED_AMONG, {"b_zone_ids": zone_ids})
     return set(rows.scalars())
 
 
@@ -92,12 +108,9 @@ async def advance_epoch(session: AsyncSession, zone_id: str, serial: int, now: i
     Called by the worker's claim in the transaction that gives the zone its new serial, so the
     epoch and the serial change together: mdns never signs one serial with two epochs.  A new
     epoch is strictly later than the last (two changes in one second still differ)."""
-    # one statement, no read: the claim is on every write's path
-    later = case((or_(ZoneDnssec.epoch.is_(None), ZoneDnssec.epoch < now), now),
-                 else_=ZoneDnssec.epoch + 1)
-    await session.execute(update(ZoneDnssec)
-                          .where(ZoneDnssec.zone_id == zone_id, ZoneDnssec.epoch_due.is_(True))
-                          .values(epoch=later, epoch_serial=serial, epoch_due=False))
+    # one prebuilt statement, no read: the claim is on every write's path
+    await (await session.connection()).execute(
+        _ADVANCE_EPOCH, {"b_zone_id": zone_id, "b_now": now, "b_serial": serial})
 
 
 async def new_epoch_due(session: AsyncSession, zone_id: str) -> None:
