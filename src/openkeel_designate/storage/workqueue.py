@@ -35,7 +35,14 @@ from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
-from openkeel_designate.storage.models import PoolNsRecord, Record, RecordSet, Zone, utcnow
+from openkeel_designate.storage.models import (
+    PoolNsRecord,
+    Record,
+    RecordSet,
+    Timestamp,
+    Zone,
+    utcnow,
+)
 from openkeel_designate.storage.zonesource import served_query, served_records
 
 
@@ -104,7 +111,7 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
     session (which holds no zone here): over a dozen of them made a claim cost more CPU than
     the API request that caused it (bench/worker_inprocess.py). Same SQL, same effect."""
     z, r = Zone.__table__, Record.__table__
-    zone_id, now = bindparam("b_zone_id"), bindparam("b_now")
+    zone_id, now = bindparam("b_zone_id"), bindparam("b_now", type_=Timestamp)
     take = update(z).where(z.c.id == zone_id, _claimable(now)).values(
         lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"))
     # A zone made pending by a path that did not say when (e.g. a refresh) is pending from now.
@@ -150,9 +157,10 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     query = _CANDIDATES
     if busy:
         query, params["busy"] = _CANDIDATES_NOT_BUSY, list(busy)
-    async with db.read() as session:
-        candidates = [tuple(row) for row in
-                      (await (await session.connection()).execute(query, params)).all()]
+    # A point read (``Database.point_reads``): on SQLite no thread hop; the UPDATE of each
+    # claim checks again that the zone is still claimable.
+    [found] = await db.point_reads([(query, params)])
+    candidates = [tuple(row) for row in found]
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(

@@ -4,7 +4,7 @@ same worker when its lease ran out (a starved loop renews late), but stays claim
 from __future__ import annotations
 
 from conftest import project
-from openkeel_designate.storage import workqueue
+from openkeel_designate.storage import propagation, workqueue
 
 OWNER = project("proj-claim")
 
@@ -20,3 +20,27 @@ async def test_a_zone_still_being_pushed_is_not_claimed_again_by_its_worker(clie
     assert again == []
     other = await workqueue.claim(services.db, "worker-2", 60, 10)
     assert [z.id for z in other] == [zone_id] and other[0].taken_over
+
+
+async def test_a_server_row_keeps_since_until_its_status_changes(client, services):
+    """What a push saw is overwritten in place: ``since`` moves only with the status (MySQL
+    evaluates SET from left to right, so the new status must not be seen first), and a server
+    back in sync keeps its last error."""
+    created = await client.post("/v2/zones", json={"name": "seen.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+
+    async def record(status: str, serial: int, error: str | None) -> propagation.ZonePropagation:
+        seen = [propagation.Seen(propagation.NAMESERVER, "192.0.2.53", 53, status, serial, error)]
+        await services.db.transaction(lambda s: propagation.record(s, zone_id, seen))
+        async with services.db.read() as session:
+            [row] = await propagation.for_zone(session, zone_id)
+            return row
+
+    first = await record("BEHIND", 1, "answered serial 1")
+    again = await record("BEHIND", 2, None)
+    assert (again.since, again.serial, again.last_error) == (first.since, 2, "answered serial 1")
+    assert again.checked_at > first.checked_at
+    synced = await record("IN_SYNC", 3, None)
+    assert synced.since > first.since and synced.since == synced.checked_at
+    assert (synced.status, synced.last_error) == ("IN_SYNC", "answered serial 1")
