@@ -40,3 +40,15 @@ def test_a_stream_of_claims_holds_the_next_for_the_rest_of_the_window(worker: Wo
 def test_claims_older_than_the_window_hold_nothing(worker: Worker) -> None:
     claimed(worker, *[2 * service.COALESCE_SECONDS] * service.STREAM_CLAIMS)
     assert worker._window_left() <= 0
+
+
+def test_the_first_poll_waits_for_most_of_the_typical_confirmation_time() -> None:
+    """Pushes confirmed after ~20 ms make the next push's first poll wait ~14 ms; a pool not
+    seen yet is polled at once, and one slow push cannot push the first poll past the cap."""
+    assert service.first_wait(None) == 0.0
+    typical = None
+    for took in (0.02, 0.02, 0.02):
+        typical = service.next_typical(typical, took)
+    assert service.first_wait(typical) == pytest.approx(0.014)
+    slow = service.next_typical(typical, 30.0)  # a large zone's transfer
+    assert service.first_wait(slow) == service.MAX_FIRST_WAIT
