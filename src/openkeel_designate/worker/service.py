@@ -23,6 +23,7 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from oslo_config import cfg
@@ -64,26 +65,28 @@ RENOTIFY_SECONDS = 1.0
 COALESCE_SECONDS = 0.1
 STREAM_CLAIMS = 2
 MAX_RETRY_SECONDS = 60.0
-# The first SOA poll of a push waits ``FIRST_WAIT_SHARE`` of the time the last pushes of the
-# same pool and action took to be confirmed (a moving average, ``TYPICAL_WEIGHT`` to the newest),
-# at most ``MAX_FIRST_WAIT``: a large zone's slow push then delays the next small one's first
-# poll by that much at worst.
+# The first SOA poll of a push waits ``FIRST_WAIT_SHARE`` of the median time the last
+# ``RECENT_PUSHES`` pushes of the same pool and action took to be confirmed, at most
+# ``MAX_FIRST_WAIT``. The median, not a mean: on a loaded host most pushes are served in 10-20 ms
+# and a few in 100 ms, and a mean pulled up by those made most first polls late.
 FIRST_WAIT_SHARE = 0.7
-TYPICAL_WEIGHT = 0.3
+RECENT_PUSHES = 9
 MAX_FIRST_WAIT = 0.05
 
 
-def first_wait(typical: float | None) -> float:
-    """Seconds before the first SOA poll, given the typical confirmation time (None: unknown,
-    poll at once)."""
-    if typical is None:
+def confirmation_time(took: float, polls: int) -> float:
+    """What a push says of the time its nameservers took: confirmed at the first poll, they
+    served the change some time before it, so less is kept (else the wait, the loop's lag and
+    the poll itself would only ever add up, and the first poll drift later and later)."""
+    return took * FIRST_WAIT_SHARE if polls == 1 else took
+
+
+def first_wait(recent: Sequence[float]) -> float:
+    """Seconds before the first SOA poll, given recent confirmation times (none yet: at once)."""
+    if not recent:
         return 0.0
-    return min(FIRST_WAIT_SHARE * typical, MAX_FIRST_WAIT)
-
-
-def next_typical(typical: float | None, took: float) -> float:
-    """The moving average of confirmation times with one more push that took ``took``."""
-    return took if typical is None else typical + TYPICAL_WEIGHT * (took - typical)
+    median = sorted(recent)[len(recent) // 2]  # the upper one of an even count
+    return min(FIRST_WAIT_SHARE * median, MAX_FIRST_WAIT)
 
 
 @dataclass
@@ -125,8 +128,9 @@ class Worker:
         self._running: set[str] = set()
         self._states: dict[str, dict[str, str]] = {}  # zone id → nameserver → last answer
         self._seen: dict[str, observations.PushObservations] = {}  # zone id → answers, saved
-        # (pool id, action) → typical seconds from NOTIFY to every nameserver confirmed
-        self._typical: dict[tuple[str, str], float] = {}
+        # (pool id, action) → the last seconds from NOTIFY to every nameserver confirmed
+        self._recent: dict[tuple[str, str], collections.deque[float]] = \
+            collections.defaultdict(lambda: collections.deque(maxlen=RECENT_PUSHES))
         self._tasks: set[asyncio.Task] = set()
         self._stopping = False
         # Pushes that end together write their end together (see ``batches``).
@@ -410,10 +414,12 @@ class Worker:
         started = last_nudge = time.monotonic()
         heard = dict.fromkeys(pending, patient_since or 0.0)  # last SOA answer of each
         kind = (claimed.pool_id, claimed.action)
-        wait = first_wait(self._typical.get(kind))
+        wait = first_wait(self._recent[kind])
         if wait > 0:
             await asyncio.sleep(wait)
+        polls = 0
         while True:
+            polls += 1
             answers = await asyncio.gather(*(self._soa(claimed.name, h, p) for h, p in pending))
             for (host, port), result in zip(list(pending), answers):
                 state[f"{host}:{port}"] = _describe(result)
@@ -428,8 +434,7 @@ class Worker:
                     del pending[(host, port)]
                     confirmed.append(result.serial)
             if self._enough(len(confirmed), len(plan.nameservers)):
-                self._typical[kind] = next_typical(self._typical.get(kind),
-                                                   time.monotonic() - started)
+                self._recent[kind].append(confirmation_time(time.monotonic() - started, polls))
                 return min(confirmed) if confirmed and not delete else claimed.serial
             now = time.monotonic()
             if patient_since is not None and now - patient_since > self.deadline and any(
