@@ -109,12 +109,8 @@ class Database:
         else:
             _ping_when_idle(self.engine)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        # Point reads outside a transaction on PostgreSQL/MariaDB: no BEGIN and ROLLBACK round
-        # trips around two short statements (each statement of a READ COMMITTED transaction
-        # sees its own snapshot anyway). The same pool; SQLite's reads open no transaction.
-        self._point_engine = (self.engine if self.backend == "sqlite"
-                              else self.engine.execution_options(isolation_level="AUTOCOMMIT"))
-        # ... and on PostgreSQL without SQLAlchemy's execution around them (asyncpg_reads.py).
+        # Point reads on PostgreSQL: asyncpg runs them on a pooled connection, outside any
+        # transaction, without SQLAlchemy's execution around them (asyncpg_reads.py).
         self._asyncpg_reads = AsyncpgReads(self.engine) if self.backend == "postgresql" else None
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = LocalTurns() if self.backend == "sqlite" else None
@@ -145,8 +141,10 @@ class Database:
         On a SQLite file they run right here, on the event loop's thread, never waiting for a
         lock and within a step budget (``point_reads.py`` says why that is safe); if SQLite is
         busy or a statement runs long, in one read session. On PostgreSQL asyncpg runs them on
-        a pooled connection (``asyncpg_reads.py``: prebuilt statements without IN-lists), on
-        MariaDB SQLAlchemy does, each statement on its own (no transaction).
+        a pooled connection (``asyncpg_reads.py``: prebuilt statements without IN-lists). On
+        MariaDB they share one READ COMMITTED transaction, in which each statement still reads
+        the latest commit: its ROLLBACK is one round trip, where AUTOCOMMIT cost four (setting
+        autocommit and back, then the isolation level again and a COMMIT).
         """
         if self._point_reader is not None:
             try:
@@ -156,7 +154,7 @@ class Database:
         try:
             if self._asyncpg_reads is not None:
                 return await self._asyncpg_reads.run(queries)
-            async with self._point_engine.connect() as connection:
+            async with self.engine.connect() as connection:
                 return [list(await connection.execute(statement, params))
                         for statement, params in queries]
         except Exception as exc:  # noqa: BLE001 - asyncpg's own errors too; the rest re-raised
