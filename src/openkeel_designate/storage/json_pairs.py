@@ -29,8 +29,9 @@ class _PairsAggregate(FunctionElement):
 
 @compiles(_PairsAggregate, "postgresql")
 def _postgresql(element: _PairsAggregate, compiler: Any, **kw: Any) -> str:
-    # json (not jsonb): the drivers hand json over as the text the server built.
-    return f"json_agg(json_build_array({compiler.process(element.clauses, **kw)}))"
+    # As text: the json type would reach us through whatever codec the connection has set
+    # (SQLAlchemy's asyncpg dialect decodes it), and the other engines give text.
+    return f"CAST(json_agg(json_build_array({compiler.process(element.clauses, **kw)})) AS TEXT)"
 
 
 @compiles(_PairsAggregate, "mysql")
