@@ -48,15 +48,15 @@ async def reload(session: AsyncSession, zone: Zone) -> None:
     await session.refresh(zone)
 
 
-def _zone_columns(zones_table) -> list:  # noqa: ANN001 - the table or an ORM entity's
+def _zone_columns(zone) -> list:  # noqa: ANN001 - ``Zone`` or the columns of its table
     """A zone's columns (``rows.table_columns``), then whether it has any share, then its
     attributes and its masters folded into the same row (``json_pairs``): what a zone read
     hands to the API, in one statement. ``_zone_row`` reads it."""
     s, a, m = SharedZone.__table__, ZoneAttribute.__table__, ZoneMaster.__table__
     return [*rows.table_columns(Zone),
-            exists().where(s.c.zone_id == zones_table.id).label("shared"),
-            json_pairs.column(a.c.key, a.c.value, a.c.zone_id == zones_table.id, "attributes"),
-            json_pairs.column(m.c.host, m.c.port, m.c.zone_id == zones_table.id, "masters")]
+            exists().where(s.c.zone_id == zone.id).label("shared"),
+            json_pairs.column(a.c.key, a.c.value, a.c.zone_id == zone.id, "attributes"),
+            json_pairs.column(m.c.host, m.c.port, m.c.zone_id == zone.id, "masters")]
 
 
 _SHARED_AT = len(rows.table_columns(Zone))  # where ``_zone_columns`` puts the shared flag
@@ -355,11 +355,6 @@ def _split_extras(found: Iterable) -> tuple[dict[str, dict[str, str]],
         else:
             hosts[zone_id].append((first, int(second)))
     return attrs, hosts
-
-
-def shared_flag():
-    """A column saying whether the zone has any share (rendered as ``shared``)."""
-    return exists().where(SharedZone.zone_id == Zone.id).label("shared")
 
 
 async def attributes(session: AsyncSession, zone_ids: list[str]) -> dict[str, dict[str, str]]:
