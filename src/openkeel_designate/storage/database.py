@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
+from openkeel_designate.storage.asyncpg_reads import AsyncpgReads, ConnectionLost
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
@@ -108,11 +109,9 @@ class Database:
         else:
             _ping_when_idle(self.engine)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        # Point reads outside a transaction on PostgreSQL/MariaDB: no BEGIN and ROLLBACK round
-        # trips around two short statements (each statement of a READ COMMITTED transaction
-        # sees its own snapshot anyway). The same pool; SQLite's reads open no transaction.
-        self._point_engine = (self.engine if self.backend == "sqlite"
-                              else self.engine.execution_options(isolation_level="AUTOCOMMIT"))
+        # Point reads on PostgreSQL: asyncpg runs them on a pooled connection, outside any
+        # transaction, without SQLAlchemy's execution around them (asyncpg_reads.py).
+        self._asyncpg_reads = AsyncpgReads(self.engine) if self.backend == "postgresql" else None
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = LocalTurns() if self.backend == "sqlite" else None
         # ... and across processes on the same file, a turn handed over at once (write_turn).
@@ -141,7 +140,11 @@ class Database:
 
         On a SQLite file they run right here, on the event loop's thread, never waiting for a
         lock and within a step budget (``point_reads.py`` says why that is safe); if SQLite is
-        busy or a statement runs long, or on another database, in one read session.
+        busy or a statement runs long, in one read session. On PostgreSQL asyncpg runs them on
+        a pooled connection (``asyncpg_reads.py``: prebuilt statements without IN-lists). On
+        MariaDB they share one READ COMMITTED transaction, in which each statement still reads
+        the latest commit: its ROLLBACK is one round trip, where AUTOCOMMIT cost four (setting
+        autocommit and back, then the isolation level again and a COMMIT).
         """
         if self._point_reader is not None:
             try:
@@ -149,10 +152,12 @@ class Database:
             except Declined as exc:
                 LOG.debug("point read through the async engine: %s", exc)
         try:
-            async with self._point_engine.connect() as connection:
+            if self._asyncpg_reads is not None:
+                return await self._asyncpg_reads.run(queries)
+            async with self.engine.connect() as connection:
                 return [list(await connection.execute(statement, params))
                         for statement, params in queries]
-        except (DBAPIError, PoolTimeout, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - asyncpg's own errors too; the rest re-raised
             if not _is_outage(exc):
                 raise
             raise _unavailable(exc) from exc
@@ -229,7 +234,8 @@ def _is_retryable(exc: Exception) -> bool:
 
 
 def _sqlstate(exc: Exception) -> str:
-    return str(getattr(getattr(exc, "orig", None), "sqlstate", None) or "")
+    """The SQLSTATE of a driver error, wrapped by SQLAlchemy (``orig``) or raw (asyncpg_reads)."""
+    return str(getattr(getattr(exc, "orig", exc), "sqlstate", None) or "")
 
 
 def _is_outage(exc: Exception) -> bool:
@@ -237,7 +243,7 @@ def _is_outage(exc: Exception) -> bool:
 
     A bug (bad SQL, a value too long) stays a 500: only errors that say the server or the link
     to it failed count, whatever class the driver maps them to."""
-    if isinstance(exc, (OperationalError, InterfaceError, OSError, PoolTimeout)):
+    if isinstance(exc, (OperationalError, InterfaceError, OSError, PoolTimeout, ConnectionLost)):
         return True
     if getattr(exc, "connection_invalidated", False):
         return True

@@ -3,8 +3,8 @@
 Every SQLite statement of the async engine crosses to its connection's thread and back. For a
 read that touches a handful of index pages the crossing is the cost: ~0.15 ms of CPU against
 ~0.02 ms for the query itself and ~0.05 ms for SQLAlchemy's execution of a prebuilt statement
-(bench/README.md, "Point reads"). ``GET /v2/zones/{id}``, the API's most frequent call, is two
-such reads.
+(bench/README.md, "Point reads"). ``GET /v2/zones/{id}``, the API's most frequent call, is one
+such read.
 
 So short reads (a zone by id, a page walked along an index with a limit) run here, on a
 connection of their own:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 
 from sqlalchemy import String, bindparam, cast, delete, exists, func, literal, or_, select, union_all, update
@@ -11,12 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names as names_
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import rows
+from openkeel_designate.storage import json_pairs, rows
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
+from openkeel_designate.storage.point_reads import Query
 
 LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
+ZoneRow = tuple[object, bool, dict[str, str], list[tuple[str, int]]]  # zone, shared, attrs, masters
 
 
 def _visible(query, project_id: str | None, all_tenants: bool):
@@ -46,45 +48,59 @@ async def reload(session: AsyncSession, zone: Zone) -> None:
     await session.refresh(zone)
 
 
+def _zone_columns(zone) -> list:  # noqa: ANN001 - ``Zone`` or the columns of its table
+    """A zone's columns (``rows.table_columns``), then whether it has any share, then its
+    attributes and its masters folded into the same row (``json_pairs``): what a zone read
+    hands to the API, in one statement. ``_zone_row`` reads it."""
+    s, a, m = SharedZone.__table__, ZoneAttribute.__table__, ZoneMaster.__table__
+    return [*rows.table_columns(Zone),
+            exists().where(s.c.zone_id == zone.id).label("shared"),
+            json_pairs.column(a.c.key, a.c.value, a.c.zone_id == zone.id, "attributes"),
+            json_pairs.column(m.c.host, m.c.port, m.c.zone_id == zone.id, "masters")]
+
+
+_SHARED_AT = len(rows.table_columns(Zone))  # where ``_zone_columns`` puts the shared flag
+
+
+def _zone_row(row) -> ZoneRow:  # noqa: ANN001 - a row of ``_zone_columns`` (more may follow)
+    """(frozen copy of the zone, shared, attributes, masters) of one row of ``_zone_columns``."""
+    shared, attributes, masters = row[_SHARED_AT:_SHARED_AT + 3]
+    return (rows.frozen(Zone, row), bool(shared), dict(json_pairs.pairs(attributes)),
+            [(host, int(port)) for host, port in json_pairs.pairs(masters)])
+
+
 def _hot_reads():  # noqa: ANN202 - three prebuilt statements
     """The statements of ``GET /v2/zones/{id}``, built once: per request only the values change.
 
     Built from the tables (not the mapped classes), they skip SQLAlchemy's per-call statement
-    construction and ORM loading, which cost more than the queries on a warm database.
+    construction and ORM loading, which cost more than the queries on a warm database. The
+    project unknown ("tenant_id IS NULL", which a bound value cannot say) has one of its own.
     """
     z, s = Zone.__table__, SharedZone.__table__
-    shared = exists().where(s.c.zone_id == z.c.id).label("shared")
-    base = select(*rows.table_columns(Zone), shared).where(z.c.id == bindparam("zone_id"), z.c.deleted == LIVE)
-    visible = base.where(or_(z.c.tenant_id == bindparam("project_id"), z.c.id.in_(
-        select(s.c.zone_id).where(s.c.target_project_id == bindparam("project_id")))))
-    a, m = ZoneAttribute.__table__, ZoneMaster.__table__
-    extras = union_all(
-        select(literal("a"), a.c.zone_id, a.c.key, cast(a.c.value, String))
-        .where(a.c.zone_id.in_(bindparam("zone_ids", expanding=True))),
-        select(literal("m"), m.c.zone_id, m.c.host, cast(m.c.port, String))
-        .where(m.c.zone_id.in_(bindparam("zone_ids", expanding=True))))
-    return base, visible, extras
+    base = select(*_zone_columns(z.c)).where(z.c.id == bindparam("zone_id"), z.c.deleted == LIVE)
+
+    def visible_to(project):  # noqa: ANN001, ANN202 - a bound value or None
+        return base.where(or_(z.c.tenant_id == project, z.c.id.in_(
+            select(s.c.zone_id).where(s.c.target_project_id == project))))
+
+    return base, visible_to(bindparam("project_id")), visible_to(None)
 
 
-_GET_ANY, _GET_VISIBLE, _EXTRAS = _hot_reads()
+_GET_ANY, _GET_VISIBLE, _GET_NO_PROJECT = _hot_reads()
 
 
 async def get_visible(db: Database, zone_id: str, *, project_id: str | None, all_tenants: bool
-                      ) -> tuple[object, bool, dict[str, str], list[tuple[str, int]]] | None:
+                      ) -> ZoneRow | None:
     """(frozen copy of the zone, whether it has shares, its attributes, its masters), if the
-    caller may see it: ``GET /v2/zones/{id}``, as two point reads (``Database.point_reads``)."""
+    caller may see it: ``GET /v2/zones/{id}``, as one point read (``Database.point_reads``)."""
     if all_tenants:
-        zone_query = (_GET_ANY, {"zone_id": zone_id})
+        query = (_GET_ANY, {"zone_id": zone_id})
     elif project_id is not None:
-        zone_query = (_GET_VISIBLE, {"zone_id": zone_id, "project_id": project_id})
-    else:  # no project: "tenant_id IS NULL", which a bound value cannot say
-        zone_query = (_visible(select(*rows.table_columns(Zone), shared_flag())
-                               .where(Zone.id == zone_id), project_id, all_tenants), {})
-    found, extra_rows = await db.point_reads([zone_query, (_EXTRAS, {"zone_ids": [zone_id]})])
-    if not found:
-        return None
-    attrs, hosts = _split_extras(extra_rows)
-    return rows.frozen(Zone, found[0]), bool(found[0][-1]), attrs[zone_id], hosts[zone_id]
+        query = (_GET_VISIBLE, {"zone_id": zone_id, "project_id": project_id})
+    else:
+        query = (_GET_NO_PROJECT, {"zone_id": zone_id})
+    [found] = await db.point_reads([query])
+    return _zone_row(found[0]) if found else None
 
 
 def _row_reads() -> dict[tuple[bool, bool], object]:
@@ -162,60 +178,67 @@ async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = N
     return (await session.execute(query)).scalar_one_or_none()
 
 
-ZoneRow = tuple[object, bool, dict[str, str], list[tuple[str, int]]]  # zone, shared, attrs, masters
-
-
 async def find(db: Database, page: Page, *, project_id: str | None, all_tenants: bool,
                hide_catalog: bool) -> tuple[list[ZoneRow], int]:
     """One page of (frozen copy of the zone, shared, attributes, masters), and the total count
     of matches.
 
-    The zones shared with the project are looked up first (an indexed query, usually empty), so
-    that the page is ``tenant_id = :project AND deleted = '0'`` when there are none: PostgreSQL
-    then walks ``ix_zones_tenant_deleted_created_id`` for the first page instead of sorting every
-    zone of the project (0.2 ms instead of 47 ms with 100,000 zones; bench/scale.py), and a
-    later page starts inside that index at the marker's (created_at, id) (filters.Keyset).
-    In the default order that first page is a walk of at most ``limit`` index entries, so it
-    is read with the shares and the count as point reads (``Database.point_reads``; a count
-    over a large project outruns their step budget and is read the usual way).
+    Without zones shared with the project (an indexed lookup, usually empty) the page is
+    ``tenant_id = :project AND deleted = '0'``: PostgreSQL then walks
+    ``ix_zones_tenant_deleted_created_id`` for the first page instead of sorting every zone of
+    the project (0.2 ms instead of 47 ms with 100,000 zones; bench/scale.py), and a later page
+    starts inside that index at the marker's (created_at, id) (filters.Keyset). In the default
+    order that first page is a walk of at most ``limit`` index entries, so it is read as a
+    point read (``Database.point_reads``; a count over a large project outruns their step
+    budget and is read the usual way), in one statement with the count and the shares lookup
+    (``_plain_list``).
     """
     plain = (not all_tenants and project_id is not None and not page.criteria
              and page.marker is None)
     if plain and page.sort_key in (None, "created_at") and page.limit is not None:
-        count, paged = _plain_list(page, hide_catalog)
-        params = {"project_id": project_id, "limit": page.limit}
-        shared, found, [(total,)] = await db.point_reads(
-            [(_SHARED_WITH, {"project_id": project_id}), (paged, params), (count, params)])
-        if not shared:
-            return await _with_extras(db, found), total
+        assert project_id is not None
+        found = await _plain_page(db.point_reads, page, project_id, hide_catalog)
+        if found is not None:
+            return found
     async with db.read() as session:
-        found, total = await _find_in(session, page, project_id, all_tenants, hide_catalog, plain)
-    return await _with_extras(db, found), total
+        return await _find_in(session, page, project_id, all_tenants, hide_catalog, plain)
 
 
-async def _with_extras(db: Database, found: list) -> list[ZoneRow]:
-    """Zone rows (shared flag last) with their attributes and masters: a page is bounded."""
-    if not found:
-        return []
-    ids = [row[0] for row in found]
-    [extra_rows] = await db.point_reads([(_EXTRAS, {"zone_ids": ids})])
-    attrs, hosts = _split_extras(extra_rows)
-    return [(rows.frozen(Zone, row), bool(row[-1]), attrs[row[0]], hosts[row[0]]) for row in found]
+Reads = Callable[[list[Query]], Awaitable[list[list]]]
+
+
+async def _plain_page(read: Reads, page: Page, project_id: str, hide_catalog: bool
+                      ) -> tuple[list[ZoneRow], int] | None:
+    """``find`` of the project's own zones, or None when some zone is shared with the project.
+
+    One statement as a rule: each row of the page carries the count and the shares lookup too;
+    only an empty page asks for them on their own."""
+    paged, header = _plain_list(page, hide_catalog)
+    params = {"project_id": project_id, "limit": page.limit}
+    [found] = await read([(paged, params)])
+    if found:
+        total, shares = found[0][_SHARED_AT + 3:_SHARED_AT + 5]
+    else:
+        [[(total, shares)]] = await read([(header, params)])
+    if shares:
+        return None
+    return [_zone_row(row) for row in found], total
 
 
 async def _find_in(session: AsyncSession, page: Page, project_id: str | None, all_tenants: bool,
-                   hide_catalog: bool, plain: bool) -> tuple[list, int]:
-    """``find``'s rows (zone columns, then the shared flag) and count, in ``session``."""
+                   hide_catalog: bool, plain: bool) -> tuple[list[ZoneRow], int]:
+    """``find``'s page and count, in ``session``."""
     connection = await session.connection()
     if plain:
         assert project_id is not None
-        shared = list((await connection.execute(_SHARED_WITH, {"project_id": project_id})).scalars())
-        if not shared:  # the usual list: a project's own zones, first page, no filter
-            count, paged = _plain_list(page, hide_catalog)
-            params = {"project_id": project_id, "limit": page.limit}
-            total = (await connection.execute(count, params)).scalar_one()
-            return list(await connection.execute(paged, params)), total
-    columns = rows.table_columns(Zone)  # plain tuples, frozen by the caller: no ORM loading
+
+        async def read(queries: list[Query]) -> list[list]:
+            return [list(await connection.execute(statement, params)) for statement, params in queries]
+
+        found = await _plain_page(read, page, project_id, hide_catalog)
+        if found is not None:  # the usual list: a project's own zones, first page, no filter
+            return found
+    columns = rows.table_columns(Zone)  # plain tuples, frozen by ``_zone_row``: no ORM loading
     if all_tenants:
         query = _visible(select(*columns), project_id, all_tenants)
     else:
@@ -227,31 +250,36 @@ async def _find_in(session: AsyncSession, page: Page, project_id: str | None, al
         query = query.where(Zone.type != "CATALOG")
     query = apply_criteria(query, Zone, page.criteria)
     total = (await session.execute(select(func.count()).select_from(query.subquery()))).scalar_one()
-    paged = await paginate(session, query.add_columns(shared_flag()), Zone, page)
-    return list(await session.execute(paged)), total
+    paged = await paginate(session, query.with_only_columns(*_zone_columns(Zone)), Zone, page)
+    return [_zone_row(row) for row in await session.execute(paged)], total
 
 
 _SHARED_WITH = select(SharedZone.__table__.c.zone_id).where(
     SharedZone.__table__.c.target_project_id == bindparam("project_id"))
-# (sort key, sort dir, limited, hide catalog) -> (count, page) statements, bound per request.
+# (sort key, sort dir, limited, hide catalog) -> (page, header) statements, bound per request.
 _PLAIN_LISTS: dict[tuple, tuple] = {}
 
 
 def _plain_list(page: Page, hide_catalog: bool) -> tuple:
-    """The count and page statements of ``find`` without filter, marker or shares, built once
-    per shape: the same SQL as the general path, with the project and limit as bound values."""
+    """The page and header statements of ``find`` without filter or marker, built once per
+    shape: the same SQL as the general path, with the project and limit as bound values.
+
+    The header is (count of the project's zones, whether any zone is shared with the project);
+    the page's rows are ``_zone_columns`` followed by the header's two columns. Each engine
+    computes an uncorrelated subquery of the select list once per statement, not per row.
+    """
     shape = (page.sort_key, page.sort_dir, page.limit is not None, hide_catalog)
     known = _PLAIN_LISTS.get(shape)
     if known is None:
-        query = select(*rows.table_columns(Zone)).where(
-            Zone.deleted == LIVE, Zone.tenant_id == bindparam("project_id"))
+        own = select(Zone.id).where(Zone.deleted == LIVE, Zone.tenant_id == bindparam("project_id"))
         if hide_catalog:
-            query = query.where(Zone.type != "CATALOG")
-        count = select(func.count()).select_from(query.subquery())
-        paged = ordered(query.add_columns(shared_flag()), Zone, page)
+            own = own.where(Zone.type != "CATALOG")
+        header = [select(func.count()).select_from(own.subquery()).scalar_subquery().label("total"),
+                  exists(_SHARED_WITH).label("shares")]
+        paged = ordered(own.with_only_columns(*_zone_columns(Zone), *header), Zone, page)
         if page.limit is not None:
             paged = paged.limit(bindparam("limit"))
-        known = _PLAIN_LISTS[shape] = (count, paged)
+        known = _PLAIN_LISTS[shape] = (paged, select(*header))
     return known
 
 
@@ -295,6 +323,18 @@ async def children(session: AsyncSession, zone_id: str) -> list[Zone]:
     return list((await session.execute(query)).scalars())
 
 
+def _extras():  # noqa: ANN202 - a prebuilt statement
+    a, m = ZoneAttribute.__table__, ZoneMaster.__table__
+    return union_all(
+        select(literal("a"), a.c.zone_id, a.c.key, cast(a.c.value, String))
+        .where(a.c.zone_id.in_(bindparam("zone_ids", expanding=True))),
+        select(literal("m"), m.c.zone_id, m.c.host, cast(m.c.port, String))
+        .where(m.c.zone_id.in_(bindparam("zone_ids", expanding=True))))
+
+
+_EXTRAS = _extras()
+
+
 async def extras(session: AsyncSession, zone_ids: list[str]
                  ) -> tuple[dict[str, dict[str, str]], dict[str, list[tuple[str, int]]]]:
     """Attributes and masters of several zones in one round trip (reads are latency-bound)."""
@@ -315,11 +355,6 @@ def _split_extras(found: Iterable) -> tuple[dict[str, dict[str, str]],
         else:
             hosts[zone_id].append((first, int(second)))
     return attrs, hosts
-
-
-def shared_flag():
-    """A column saying whether the zone has any share (rendered as ``shared``)."""
-    return exists().where(SharedZone.zone_id == Zone.id).label("shared")
 
 
 async def attributes(session: AsyncSession, zone_ids: list[str]) -> dict[str, dict[str, str]]:

@@ -1,0 +1,99 @@
+"""Point reads on PostgreSQL, run by asyncpg itself on a connection of the engine's pool.
+
+SQLAlchemy's async execution of a prebuilt statement costs several times the statement's own
+work on the client: a greenlet switch, the compiled-cache lookup, the execution context, the
+adapted cursor and the result object, then the connection's checkout with its isolation level
+set and reset. For ``GET /v2/zones/{id}`` that was ~0.5 ms of CPU per statement against ~0.1 ms
+for asyncpg's ``fetch`` of the same prepared statement (bench/README.md, "Zone reads in one
+statement").
+
+So each statement is compiled once, for the engine's dialect, into its SQL and the order of its
+parameters, and run with ``fetch`` on the pool connection's asyncpg connection, outside any
+transaction (each statement sees the latest commit, as the AUTOCOMMIT reads did). asyncpg keeps
+the prepared statement per connection. Its records index, slice and unpack like SQLAlchemy's
+rows, and hold what SQLAlchemy would have returned as long as no type of the statement converts
+values on the way in or out; a statement with such a type, or with an expanding IN-list, is
+refused when first compiled (``Unsupported``), so a wrong row never comes back quietly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Executable
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+Query = tuple[Executable, dict[str, Any]]
+# Statements are module-level constants; an unbounded stream of ad-hoc ones cannot pile up.
+_MAX_COMPILED = 256
+_NO_VALUE = object()
+
+
+class Unsupported(ValueError):
+    """A statement this runner cannot run as SQLAlchemy would (a programming error)."""
+
+
+class ConnectionLost(Exception):
+    """The statement failed with its connection gone: the database is away or restarting."""
+
+
+class AsyncpgReads:
+    """Compiled statements, and the running of a few of them on one pooled connection."""
+
+    def __init__(self, engine: AsyncEngine):
+        self._engine = engine
+        self._dialect: Dialect = engine.dialect
+        self._compiled: dict[Executable, tuple[str, tuple[tuple[str, Any], ...]]] = {}
+
+    async def run(self, queries: Sequence[Query]) -> list[list[Any]]:
+        """Every query's rows (asyncpg records)."""
+        prepared = [(self._prepare(statement), params) for statement, params in queries]
+        proxied = await self._engine.raw_connection()
+        connection = proxied.driver_connection
+        try:
+            return [await connection.fetch(sql, *[params[name] if value is _NO_VALUE
+                                                  else params.get(name, value)
+                                                  for name, value in names])
+                    for (sql, names), params in prepared]
+        except asyncio.CancelledError:
+            # Cancelled mid-statement, the connection may still be busy with it: not reusable.
+            proxied.invalidate()
+            raise
+        except Exception as exc:
+            if connection.is_closed():
+                proxied.invalidate()
+                raise ConnectionLost(str(exc)) from exc
+            raise
+        finally:
+            proxied.close()
+
+    def _prepare(self, statement: Executable) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        known = self._compiled.get(statement)
+        if known is None:
+            if len(self._compiled) >= _MAX_COMPILED:
+                self._compiled.clear()
+            known = self._compiled[statement] = self._compile(statement)
+        return known
+
+    def _compile(self, statement: Executable) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """The SQL and, in order, each parameter's name and fixed value (``_NO_VALUE`` when the
+        caller must give it)."""
+        dialect = self._dialect
+        compiled = statement.compile(dialect=dialect)  # type: ignore[attr-defined]
+        if compiled.post_compile_params or compiled.literal_execute_params:
+            raise Unsupported("expanding or literal-execute parameters: not a prepared statement")
+        names = []
+        for name in compiled.positiontup or ():
+            bind = compiled.binds[name]
+            if bind.callable is not None:
+                raise Unsupported(f"parameter {name!r} takes its value from a callable")
+            if bind.type.dialect_impl(dialect).bind_processor(dialect) is not None:
+                raise Unsupported(f"parameter {name!r} needs SQLAlchemy's conversion")
+            names.append((name, _NO_VALUE if bind.required else bind.value))
+        for column in getattr(statement, "selected_columns", ()):
+            if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
+                raise Unsupported(f"column {column.key!r} needs SQLAlchemy's conversion")
+        return str(compiled), tuple(names)
