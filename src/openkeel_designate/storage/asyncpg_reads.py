@@ -13,7 +13,8 @@ transaction (each statement sees the latest commit, as the AUTOCOMMIT reads did)
 the prepared statement per connection. Its records index, slice and unpack like SQLAlchemy's
 rows, and hold what SQLAlchemy would have returned as long as no type of the statement converts
 values on the way in or out; a statement with such a type, or with an expanding IN-list, is
-refused when first compiled (``Unsupported``), so a wrong row never comes back quietly.
+refused when first compiled (``Unsupported``), so a wrong row never comes back quietly, and
+``Database.point_reads`` runs it through SQLAlchemy instead.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ _NO_VALUE = object()
 
 
 class Unsupported(ValueError):
-    """A statement this runner cannot run as SQLAlchemy would (a programming error)."""
+    """A statement this runner cannot run as SQLAlchemy would: run it the general way."""
 
 
 class ConnectionLost(Exception):
@@ -46,7 +47,8 @@ class AsyncpgReads:
     def __init__(self, engine: AsyncEngine):
         self._engine = engine
         self._dialect: Dialect = engine.dialect
-        self._compiled: dict[Executable, tuple[str, tuple[tuple[str, Any], ...]]] = {}
+        self._compiled: dict[Executable,
+                             tuple[str, tuple[tuple[str, Any], ...]] | Unsupported] = {}
 
     async def run(self, queries: Sequence[Query]) -> list[list[Any]]:
         """Every query's rows (asyncpg records)."""
@@ -71,11 +73,18 @@ class AsyncpgReads:
             proxied.close()
 
     def _prepare(self, statement: Executable) -> tuple[str, tuple[tuple[str, Any], ...]]:
-        known = self._compiled.get(statement)
-        if known is None:
+        """The compiled form, or ``Unsupported`` (remembered too: a refused statement is not
+        compiled again at every call)."""
+        if statement not in self._compiled:
             if len(self._compiled) >= _MAX_COMPILED:
                 self._compiled.clear()
-            known = self._compiled[statement] = self._compile(statement)
+            try:
+                self._compiled[statement] = self._compile(statement)
+            except Unsupported as exc:
+                self._compiled[statement] = exc
+        known = self._compiled[statement]
+        if isinstance(known, Unsupported):
+            raise known
         return known
 
     def _compile(self, statement: Executable) -> tuple[str, tuple[tuple[str, Any], ...]]:

@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
-from openkeel_designate.storage.asyncpg_reads import AsyncpgReads, ConnectionLost
+from openkeel_designate.storage.asyncpg_reads import AsyncpgReads, ConnectionLost, Unsupported
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
@@ -153,7 +153,10 @@ class Database:
                 LOG.debug("point read through the async engine: %s", exc)
         try:
             if self._asyncpg_reads is not None:
-                return await self._asyncpg_reads.run(queries)
+                try:
+                    return await self._asyncpg_reads.run(queries)
+                except Unsupported as exc:
+                    LOG.debug("point read through SQLAlchemy: %s", exc)
             async with self.engine.connect() as connection:
                 return [list(await connection.execute(statement, params))
                         for statement, params in queries]
