@@ -27,25 +27,22 @@ from openkeel_designate.storage.models import (
 )
 
 
-def served_query(zone_id: str, name: str | None = None, rtype: str | None = None) -> Select:
-    """(name, type, ttl, data) of every served record of a zone: what an AXFR carries."""
-    query = (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
-                    Record.data)
-             .join(Record, Record.recordset_id == RecordSet.id)
-             .join(Zone, Zone.id == RecordSet.zone_id)
-             .where(RecordSet.zone_id == zone_id, Record.action != "DELETE"))
-    if name is not None:
-        query = query.where(RecordSet.name_key == names.key(name))
-    if rtype is not None:
-        query = query.where(RecordSet.type == rtype)
-    return query
+def _served_query() -> Select:
+    """(name, type, ttl, data) of every served record of zone ``b_zone_id``: what an AXFR
+    carries, and what the worker's history compares."""
+    return (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
+                   Record.data)
+            .join(Record, Record.recordset_id == RecordSet.id)
+            .join(Zone, Zone.id == RecordSet.zone_id)
+            .where(RecordSet.zone_id == bindparam("b_zone_id"), Record.action != "DELETE"))
 
 
-SERVED = served_query(bindparam("b_zone_id"))  # a whole zone, prebuilt: AXFR and the history
+SERVED = _served_query()  # built once: AXFR reads the whole zone with it, and the history
 
 
-def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of served_query
-    """The rows of ``served_query`` as the records served: coherent (``dnswire/coherence``)."""
+def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of SERVED
+    """The rows of ``SERVED`` (or of one name of it) as the records served: coherent
+    (``dnswire/coherence``)."""
     return coherent((ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in rows), zone)
 
 
@@ -64,7 +61,7 @@ def _read_statements():  # noqa: ANN202 - prebuilt statements
     zone_named_in_pool = heads.where(z.c.pool_id == bindparam("b_pool_id")).limit(1)
     masters = select(zm.c.host, zm.c.port).where(zm.c.zone_id == bindparam("b_zone_id"))
     # every type of the name, so that a CNAME beside other data is seen (dnswire/coherence)
-    served_at_name = served_query(bindparam("b_zone_id")).where(
+    served_at_name = SERVED.where(
         RecordSet.name_key == bindparam("b_name_key"))
     return zone_named, zone_named_in_pool, masters, served_at_name
 
