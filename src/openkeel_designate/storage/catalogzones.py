@@ -14,12 +14,13 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.models import PoolCatalogZone, Zone, utcnow
+from openkeel_designate.storage.point_reads import Query
 
 ID_PREFIX = "catalog:"
 
@@ -69,6 +70,27 @@ async def write(session: AsyncSession, pool_id: str, definition: dict[str, Any] 
 
 async def definitions(session: AsyncSession) -> list[PoolCatalogZone]:
     return list((await session.execute(select(PoolCatalogZone))).scalars())
+
+
+def _named_statements():  # noqa: ANN202 - prebuilt statements
+    """Whether a catalog has a name (of a pool): asked by mdns of every name it does not know
+    as a zone, so built once (``zonesource._read_statements``)."""
+    pcz = PoolCatalogZone.__table__
+    named = select(pcz.c.pool_id).where(pcz.c.fqdn == bindparam("b_fqdn")).limit(1)
+    named_in_pool = (select(pcz.c.pool_id).where(pcz.c.fqdn == bindparam("b_fqdn"),
+                                                 pcz.c.pool_id == bindparam("b_pool_id"))
+                     .limit(1))
+    return named, named_in_pool
+
+
+_NAMED, _NAMED_IN_POOL = _named_statements()
+
+
+def named(fqdn: str, pool_id: str | None) -> Query:
+    """A point read (``Database.point_reads``) with a row when ``find`` would find a catalog."""
+    if pool_id is None:
+        return (_NAMED, {"b_fqdn": _fqdn(fqdn)})
+    return (_NAMED_IN_POOL, {"b_fqdn": _fqdn(fqdn), "b_pool_id": pool_id})
 
 
 async def find(session: AsyncSession, fqdn: str, pool_id: str | None) -> Catalog | None:

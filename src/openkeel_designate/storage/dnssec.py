@@ -76,6 +76,19 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
 _SIGNED_AMONG, _ADVANCE_EPOCH = _claim_statements()
 
 
+def _signing_statements():  # noqa: ANN202 - prebuilt statements
+    """mdns's read of a zone's signing, on every transfer (``zonesource._read_statements``)."""
+    zd, zk = ZoneDnssec.__table__, ZoneDnssecKey.__table__
+    setting = select(zd.c.enabled, zd.c.nsec, zd.c.disabling, zd.c.epoch,
+                     zd.c.epoch_serial).where(zd.c.zone_id == bindparam("b_zone_id"))
+    sealed = (select(zk.c.flags, zk.c.algorithm, zk.c.private_key)
+              .where(zk.c.zone_id == bindparam("b_zone_id")).order_by(zk.c.id))
+    return setting, sealed
+
+
+_SETTING, _SEALED_KEYS = _signing_statements()
+
+
 async def signed_among(session: AsyncSession, zone_ids: list[str]) -> set[str]:
     """Which of the zones have DNSSEC on, i.e. mdns transfers them signed (one read for a
     whole claim: the worker's pushes need it, and a read each was a session per zone)."""
@@ -84,18 +97,14 @@ async def signed_among(session: AsyncSession, zone_ids: list[str]) -> set[str]:
 
 
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
-    """The zone's signing setting; None when DNSSEC was never turned on for it."""
-    async with db.read() as session:
-        row = (await session.execute(select(ZoneDnssec.enabled, ZoneDnssec.nsec,
-                                            ZoneDnssec.disabling, ZoneDnssec.epoch,
-                                            ZoneDnssec.epoch_serial)
-                                     .where(ZoneDnssec.zone_id == zone_id))).one_or_none()
-        if row is None:
-            return None
-        sealed = (await session.execute(
-            select(ZoneDnssecKey.flags, ZoneDnssecKey.algorithm, ZoneDnssecKey.private_key)
-            .where(ZoneDnssecKey.zone_id == zone_id)
-            .order_by(ZoneDnssecKey.id))).all()
+    """The zone's signing setting; None when DNSSEC was never turned on for it.
+
+    Point reads, both at once (a setting row and a zone's few keys)."""
+    params = {"b_zone_id": zone_id}
+    found, sealed = await db.point_reads([(_SETTING, params), (_SEALED_KEYS, params)])
+    if not found:
+        return None
+    row = found[0]
     return ZoneSigning(bool(row.enabled), row.nsec,
                        tuple(SealedKey(f, a, s) for f, a, s in sealed),
                        bool(row.enabled and row.disabling), row.epoch,

@@ -43,7 +43,7 @@ from openkeel_designate.storage.models import (
     Zone,
     utcnow,
 )
-from openkeel_designate.storage.zonesource import served_query, served_records
+from openkeel_designate.storage.zonesource import SERVED, served_records
 
 
 # A claim transaction stops taking zones after this long; the rest go into the next one, so
@@ -140,7 +140,6 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
 
 (_TAKE, _NEW_SERIAL, _PENDING_SINCE_NOW, _STAMP_RECORDS, _SERVED_RECORDS, _ZONE_ACTIVE,
  _SOA_RECORD, _SOA_SET_VERSION) = _write_statements()
-_SERVED = served_query(bindparam("b_zone_id"))  # what mdns serves of a zone (its history)
 
 
 async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
@@ -241,7 +240,7 @@ async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Ro
     """What mdns serves of the zone now, the SOA without its serial: the content the history
     compares (a step that changes the SOA's email or TTL then says so)."""
     # Core, not the ORM's execution: the same rows without its per-row loading (100,000 here).
-    rows = (await (await session.connection()).execute(_SERVED, {"b_zone_id": zone_id})).all()
+    rows = (await (await session.connection()).execute(SERVED, {"b_zone_id": zone_id})).all()
     return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
             for r in served_records(rows, zone_id)}
 

@@ -25,6 +25,7 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
+from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import ZoneChange, utcnow
 
 KEEP = 50
@@ -92,10 +93,16 @@ def _statements():  # noqa: ANN202 - prebuilt statements
     prune = delete(zc).where(of_zone, zc.c.id < bindparam("b_oldest"))
     latest_serial = (select(zc.c.serial).where(of_zone, zc.c.snapshot.is_not(None))
                      .order_by(zc.c.id.desc()).limit(1))
-    return latest, drop_snapshot, append, oldest_kept, prune, latest_serial
+    # mdns's reads for an IXFR: the chain of steps, then the differences from where it starts
+    # (at most KEEP rows each)
+    steps = select(zc.c.id, zc.c.serial, zc.c.from_serial).where(of_zone).order_by(zc.c.id)
+    steps_from = (select(zc.c.from_serial, zc.c.serial, zc.c.removed, zc.c.added)
+                  .where(of_zone, zc.c.id >= bindparam("b_first")).order_by(zc.c.id))
+    return latest, drop_snapshot, append, oldest_kept, prune, latest_serial, steps, steps_from
 
 
-_LATEST, _DROP_SNAPSHOT, _APPEND, _OLDEST_KEPT, _PRUNE, _LATEST_SERIAL = _statements()
+(_LATEST, _DROP_SNAPSHOT, _APPEND, _OLDEST_KEPT, _PRUNE, _LATEST_SERIAL, _STEPS,
+ _STEPS_FROM) = _statements()
 
 
 async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, new_serial: int,
@@ -156,12 +163,13 @@ async def forget(session: AsyncSession, zone_id: str) -> None:
     await session.execute(delete(ZoneChange).where(ZoneChange.zone_id == zone_id))
 
 
-async def changes_since(session: AsyncSession, zone_id: str,
+async def changes_since(db: Database, zone_id: str,
                         since_serial: int) -> list[ZoneDelta] | None:
-    """The unbroken chain of steps from ``since_serial`` to the newest row, or None."""
-    steps = (await session.execute(
-        select(ZoneChange.id, ZoneChange.serial, ZoneChange.from_serial)
-        .where(ZoneChange.zone_id == zone_id).order_by(ZoneChange.id))).all()
+    """The unbroken chain of steps from ``since_serial`` to the newest row, or None.
+
+    Point reads (``Database.point_reads``): asked by every nameserver after every change, and
+    at most ``KEEP`` rows each."""
+    [steps] = await db.point_reads([(_STEPS, {"b_zone_id": zone_id})])
     start = next((i for i in range(len(steps) - 1, -1, -1)
                   if steps[i].from_serial == since_serial), None)
     if start is None:
@@ -169,8 +177,6 @@ async def changes_since(session: AsyncSession, zone_id: str,
     for before, after in zip(steps[start:], steps[start + 1:]):
         if after.from_serial != before.serial:
             return None
-    rows = (await session.execute(
-        select(ZoneChange.from_serial, ZoneChange.serial, ZoneChange.removed, ZoneChange.added)
-        .where(ZoneChange.zone_id == zone_id, ZoneChange.id >= steps[start].id)
-        .order_by(ZoneChange.id))).all()
+    [rows] = await db.point_reads(
+        [(_STEPS_FROM, {"b_zone_id": zone_id, "b_first": steps[start].id})])
     return [_delta(int(f), int(s), r, a) for f, s, r, a in rows]

@@ -8,7 +8,7 @@ table, this view serves each pool's catalog zone (generated from its members, se
 
 from __future__ import annotations
 
-from sqlalchemy import Select, func, select, union
+from sqlalchemy import Select, bindparam, func, select, union
 
 from openkeel_designate.dnswire.catalog import catalog_records
 from openkeel_designate.dnswire.coherence import coherent
@@ -27,23 +27,46 @@ from openkeel_designate.storage.models import (
 )
 
 
-def served_query(zone_id: str, name: str | None = None, rtype: str | None = None) -> Select:
-    """(name, type, ttl, data) of every served record of a zone: what an AXFR carries."""
-    query = (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
-                    Record.data)
-             .join(Record, Record.recordset_id == RecordSet.id)
-             .join(Zone, Zone.id == RecordSet.zone_id)
-             .where(RecordSet.zone_id == zone_id, Record.action != "DELETE"))
-    if name is not None:
-        query = query.where(RecordSet.name_key == names.key(name))
-    if rtype is not None:
-        query = query.where(RecordSet.type == rtype)
-    return query
+def _served_query() -> Select:
+    """(name, type, ttl, data) of every served record of zone ``b_zone_id``: what an AXFR
+    carries, and what the worker's history compares."""
+    return (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
+                   Record.data)
+            .join(Record, Record.recordset_id == RecordSet.id)
+            .join(Zone, Zone.id == RecordSet.zone_id)
+            .where(RecordSet.zone_id == bindparam("b_zone_id"), Record.action != "DELETE"))
 
 
-def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of served_query
-    """The rows of ``served_query`` as the records served: coherent (``dnswire/coherence``)."""
+SERVED = _served_query()  # built once: AXFR reads the whole zone with it, and the history
+
+
+def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of SERVED
+    """The rows of ``SERVED`` (or of one name of it) as the records served: coherent
+    (``dnswire/coherence``)."""
     return coherent((ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in rows), zone)
+
+
+def _read_statements():  # noqa: ANN202 - prebuilt statements
+    """What mdns reads for every query it answers, built once.
+
+    Every change a tenant makes ends with each nameserver of the pool asking for the zone's
+    SOA and then an IXFR; built per call (and run through a session) these statements cost
+    more CPU than answering (bench/mdns_inprocess.py). All of them read a bounded handful of
+    rows by an index, so they go as point reads (``Database.point_reads``)."""
+    z, zm = Zone.__table__, ZoneMaster.__table__
+    heads = select(z.c.id, z.c.name, z.c.pool_id, z.c.serial, z.c.ttl, z.c.type).where(
+        z.c.name_key == bindparam("b_name_key"), z.c.deleted == zone_store.LIVE,
+        z.c.action != "DELETE")
+    zone_named = heads.limit(1)
+    zone_named_in_pool = heads.where(z.c.pool_id == bindparam("b_pool_id")).limit(1)
+    masters = select(zm.c.host, zm.c.port).where(zm.c.zone_id == bindparam("b_zone_id"))
+    # every type of the name, so that a CNAME beside other data is seen (dnswire/coherence)
+    served_at_name = SERVED.where(
+        RecordSet.name_key == bindparam("b_name_key"))
+    return zone_named, zone_named_in_pool, masters, served_at_name
+
+
+_ZONE_NAMED, _ZONE_NAMED_IN_POOL, _MASTERS, _SERVED_AT_NAME = _read_statements()
 
 
 class SqlZoneSource:
@@ -51,21 +74,22 @@ class SqlZoneSource:
         self.db = db
 
     async def find_zone(self, name: str, pool_id: str | None) -> ZoneHead | None:
-        # Columns, not the ORM entity: mdns runs this for every label of every query it has
-        # not remembered, and building ORM rows was a fifth of its time under a query flood.
-        query = (select(Zone.id, Zone.name, Zone.pool_id, Zone.serial, Zone.ttl, Zone.type)
-                 .where(Zone.name_key == names.key(name), Zone.deleted == zone_store.LIVE,
-                        Zone.action != "DELETE"))
-        if pool_id is not None:
-            query = query.where(Zone.pool_id == pool_id)
-        async with self.db.read() as session:
-            zone = (await session.execute(query.limit(1))).one_or_none()
-            if zone is None:
+        # mdns runs this for every label of every query it has not remembered.
+        key = names.key(name)
+        if pool_id is None:
+            zone_query = (_ZONE_NAMED, {"b_name_key": key})
+        else:
+            zone_query = (_ZONE_NAMED_IN_POOL, {"b_name_key": key, "b_pool_id": pool_id})
+        [found] = await self.db.point_reads([zone_query])
+        if not found:
+            if not await self._catalog_named(name, pool_id):
+                return None
+            async with self.db.read() as session:
                 return await self._catalog_head(session, name, pool_id)
-            masters = []
-            if zone.type == "SECONDARY":
-                masters = (await session.execute(select(ZoneMaster.host, ZoneMaster.port)
-                                                 .where(ZoneMaster.zone_id == zone.id))).all()
+        zone = found[0]
+        masters: list = []
+        if zone.type == "SECONDARY":
+            [masters] = await self.db.point_reads([(_MASTERS, {"b_zone_id": zone.id})])
         return ZoneHead(id=zone.id, name=zone.name, pool_id=zone.pool_id, serial=zone.serial,
                         ttl=zone.ttl, type=zone.type, masters=tuple((h, p) for h, p in masters))
 
@@ -92,8 +116,7 @@ class SqlZoneSource:
     async def zone_changes(self, zone_id: str, since_serial: int) -> list[ZoneDelta] | None:
         if zone_id.startswith(catalogzones.ID_PREFIX):
             return None
-        async with self.db.read() as session:
-            return await zonehistory.changes_since(session, zone_id, since_serial)
+        return await zonehistory.changes_since(self.db, zone_id, since_serial)
 
     async def zone_signing(self, zone_id: str) -> ZoneSigning | None:
         if zone_id.startswith(catalogzones.ID_PREFIX):
@@ -102,9 +125,14 @@ class SqlZoneSource:
 
     async def _records(self, zone_id: str, name: str | None = None,
                        rtype: str | None = None) -> list[ServedRecord]:
-        # Every type of the name, so that a CNAME beside other data is seen (dnswire/coherence).
-        async with self.db.read() as session:  # Core rows: an AXFR reads the whole zone
-            rows = (await (await session.connection()).execute(served_query(zone_id, name))).all()
+        if name is None:
+            # The whole zone (AXFR): up to 100,000s of rows, never on the loop's thread.
+            async with self.db.read() as session:
+                connection = await session.connection()
+                rows = (await connection.execute(SERVED, {"b_zone_id": zone_id})).all()
+        else:
+            [rows] = await self.db.point_reads(
+                [(_SERVED_AT_NAME, {"b_zone_id": zone_id, "b_name_key": names.key(name)})])
         records = served_records(rows, zone_id)
         if rtype is not None:
             records = [r for r in records if r.type == rtype]
@@ -112,6 +140,12 @@ class SqlZoneSource:
         return records
 
     # --- catalog zones ------------------------------------------------------------------------
+    async def _catalog_named(self, name: str, pool_id: str | None) -> bool:
+        """Whether a catalog zone has this name: a point read, since every name mdns does not
+        know as a zone is asked here (the catalog itself is then read in a session)."""
+        [found] = await self.db.point_reads([catalogzones.named(name, pool_id)])
+        return bool(found)
+
     async def _catalog(self, session, name: str, pool_id: str | None  # noqa: ANN001
                        ) -> catalogzones.Catalog | None:
         catalog = await catalogzones.find(session, name, pool_id)
