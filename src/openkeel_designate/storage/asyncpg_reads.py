@@ -10,8 +10,8 @@ statement").
 So each statement is compiled once, for the engine's dialect, into its SQL and the order of its
 parameters, and run with ``fetch`` on the pool connection's asyncpg connection, outside any
 transaction (each statement sees the latest commit, as the AUTOCOMMIT reads did). asyncpg keeps
-the prepared statement per connection. Its records index, slice and unpack like SQLAlchemy's
-rows, and hold what SQLAlchemy would have returned as long as no type of the statement converts
+the prepared statement per connection. Its records become named tuples, which index, slice,
+unpack and name their columns like SQLAlchemy's rows, and hold what SQLAlchemy would have returned as long as no type of the statement converts
 values on the way in or out; a statement with such a type, or with an expanding IN-list, is
 refused when first compiled (``Unsupported``), so a wrong row never comes back quietly, and
 ``Database.point_reads`` runs it through SQLAlchemy instead.
@@ -20,6 +20,8 @@ refused when first compiled (``Unsupported``), so a wrong row never comes back q
 from __future__ import annotations
 
 import asyncio
+import collections
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,9 +58,9 @@ class AsyncpgReads:
         proxied = await self._engine.raw_connection()
         connection = proxied.driver_connection
         try:
-            return [await connection.fetch(sql, *[params[name] if value is _NO_VALUE
-                                                  else params.get(name, value)
-                                                  for name, value in names])
+            return [_rows(await connection.fetch(sql, *[params[name] if value is _NO_VALUE
+                                                        else params.get(name, value)
+                                                        for name, value in names]))
                     for (sql, names), params in prepared]
         except asyncio.CancelledError:
             # Cancelled mid-statement, the connection may still be busy with it: not reusable.
@@ -106,3 +108,17 @@ class AsyncpgReads:
             if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
                 raise Unsupported(f"column {column.key!r} needs SQLAlchemy's conversion")
         return str(compiled), tuple(names)
+
+
+def _rows(records: list[Any]) -> list[Any]:
+    """asyncpg's records as rows that also answer ``row.column``, as SQLAlchemy's do (callers
+    of ``Database.point_reads`` use both)."""
+    if not records:
+        return []
+    row = _row_class(tuple(records[0].keys()))
+    return [row._make(record) for record in records]
+
+
+@functools.lru_cache(maxsize=_MAX_COMPILED)
+def _row_class(keys: tuple[str, ...]) -> Any:
+    return collections.namedtuple("Row", keys, rename=True)  # type: ignore[misc]
