@@ -129,6 +129,30 @@ def frozen(model: type, values: Any) -> Any:
     return kind(*values[:len(keys)])
 
 
+def complete(model: type, values: dict[str, Any]) -> dict[str, Any]:
+    """Every column of the model's table for a Core INSERT: the value given, else the column's
+    constant default, else None. A column whose default is computed (ids, ``name_key``, times)
+    must be given: the rows of one ``executemany`` need the same keys, and the row as written is
+    also the frozen copy the caller renders (``frozen_from``)."""
+    row = {}
+    for column in model.__table__.columns:
+        if column.key in values:
+            row[column.key] = values[column.key]
+        elif column.default is None:
+            row[column.key] = None
+        elif column.default.is_scalar:
+            row[column.key] = column.default.arg
+        else:
+            raise ValueError(f"{model.__name__}.{column.key} has a computed default: give it")
+    return row
+
+
+def frozen_from(model: type, values: dict[str, Any]) -> Any:
+    """The frozen copy of a row written from ``values`` (every column, ``complete``)."""
+    kind, keys = _snapshot_kind(model)
+    return kind(*(values[key] for key in keys))
+
+
 def is_snapshot(value: Any) -> bool:
     """Whether ``value`` is a frozen copy made by ``snapshot`` (a notification reads it as a row)."""
     return type(value) in _KINDS
