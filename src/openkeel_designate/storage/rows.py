@@ -129,21 +129,28 @@ def frozen(model: type, values: Any) -> Any:
     return kind(*values[:len(keys)])
 
 
+_COMPLETIONS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+
+
 def complete(model: type, values: dict[str, Any]) -> dict[str, Any]:
     """Every column of the model's table for a Core INSERT: the value given, else the column's
     constant default, else None. A column whose default is computed (ids, ``name_key``, times)
     must be given: the rows of one ``executemany`` need the same keys, and the row as written is
     also the frozen copy the caller renders (``frozen_from``)."""
+    plan = _COMPLETIONS.get(model)
+    if plan is None:  # (column, constant default, whether the default is computed), once
+        plan = _COMPLETIONS[model] = tuple(
+            (c.key, c.default.arg if c.default is not None and c.default.is_scalar else None,
+             c.default is not None and not c.default.is_scalar)
+            for c in model.__table__.columns)
     row = {}
-    for column in model.__table__.columns:
-        if column.key in values:
-            row[column.key] = values[column.key]
-        elif column.default is None:
-            row[column.key] = None
-        elif column.default.is_scalar:
-            row[column.key] = column.default.arg
+    for key, default, computed in plan:
+        if key in values:
+            row[key] = values[key]
+        elif computed:
+            raise ValueError(f"{model.__name__}.{key} has a computed default: give it")
         else:
-            raise ValueError(f"{model.__name__}.{column.key} has a computed default: give it")
+            row[key] = default
     return row
 
 
