@@ -10,7 +10,10 @@ machine. The app is the one ``serve`` runs (``create_app``), on a fresh SQLite f
     .venv/bin/python bench/api_inprocess.py [--requests 2000] [--zones 100] [--database sqlite]
 
 Figures, each after 200 warm-up calls: ``GET /`` (the framework's floor), ``GET /v2/zones/{id}``,
-``GET /v2/zones`` (first page of 20), and ``central.get_zone`` alone (no API). Printed, never
+``GET /v2/zones`` (first page of 20), ``central.get_zone`` alone (no API), then the writes:
+``POST /v2/zones`` (a new zone, unique name) and ``POST /v2/zones/{id}/recordsets`` (an A
+recordset, unique name, spread round robin over the ``--zones`` zones). No worker runs here, so
+a write's figure is the API's own work up to its COMMIT, never propagation. Printed, never
 asserted.
 """
 
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
+import json
 import logging
 import os
 import sys
@@ -48,15 +53,30 @@ HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
 
 async def asgi_get(app: object, path: str) -> int:
     """One GET through the ASGI app as uvicorn would call it; the status."""
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+    return await asgi_call(app, "GET", path)
+
+
+async def asgi_post(app: object, path: str, body: dict) -> int:
+    """One POST of a JSON body through the ASGI app; the status (202 expected)."""
+    status = await asgi_call(app, "POST", path, json.dumps(body).encode())
+    if status != 202:
+        raise SystemExit(f"POST {path} answered {status}")
+    return status
+
+
+async def asgi_call(app: object, method: str, path: str, body: bytes = b"") -> int:
+    """One request through the ASGI app as uvicorn would call it; the status."""
+    extra = [(b"content-type", b"application/json"),
+             (b"content-length", str(len(body)).encode())] if body else []
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
              "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
              "root_path": "", "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 9001),
              "headers": [(k.lower().encode(), v.encode()) for k, v in HEADERS.items()]
-             + [(b"host", b"api.bench")], "state": {}}
+             + [(b"host", b"api.bench")] + extra, "state": {}}
     sent: list[dict] = []
 
     async def receive() -> dict:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: dict) -> None:
         sent.append(message)
@@ -79,7 +99,10 @@ async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
     migrate.upgrade(url)
     conf = config.load([])
     conf.set_override("state_path", state_dir)
-    conf.set_override("quota_zones", zones + 10)
+    # The POST figures add zones (warm-up included) and recordsets: quotas out of their way.
+    conf.set_override("quota_zones", -1)
+    conf.set_override("quota_zone_recordsets", -1)
+    conf.set_override("quota_zone_records", -1)
     db = Database(url)
     services = Services(conf=conf, db=db, policy=Policy(conf))
     tasks.attach(services)
@@ -101,6 +124,13 @@ async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
             f"GET /v2/zones (page of 20 of {zones})": lambda: asgi_get(app, "/v2/zones"),
             "central.get_zone alone": lambda: central_zones.get_zone(services, ctx, ids[0]),
         }
+        serial = itertools.count()
+        figures["POST /v2/zones (a new zone)"] = lambda: asgi_post(app, "/v2/zones", {
+            "name": f"p{next(serial)}.bench.example.", "email": "hostmaster@bench.example"})
+        figures["POST /v2/zones/{id}/recordsets (A)"] = lambda: (lambda n: asgi_post(
+            app, f"/v2/zones/{ids[n % len(ids)]}/recordsets",
+            {"name": f"r{n}.z{n % len(ids):04d}.bench.example.", "type": "A",
+             "records": ["192.0.2.1"]}))(next(serial))
         for name, call in figures.items():
             print(f"{name:40s} {await cpu_per_call(call, count):7.3f} ms CPU per call", flush=True)
     finally:

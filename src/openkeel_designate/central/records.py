@@ -11,10 +11,13 @@ from openkeel_designate.storage.models import Zone
 
 async def create_managed(session: AsyncSession, zone: Zone, ns_hostnames: list[str]) -> None:
     """SOA (every zone) and apex NS (PRIMARY zones) created with the zone."""
-    soa = rs_store.new_recordset(zone, zone.name, "SOA")
-    ns = rs_store.new_recordset(zone, zone.name, "NS") if zone.type == "PRIMARY" else None
-    await rs_store.insert(session, [rs for rs in (soa, ns) if rs is not None])
-    records = [rs_store.new_record(zone, soa, soa_data(zone, ns_hostnames[0]), managed=True)]
-    if ns is not None:
-        records += [rs_store.new_record(zone, ns, host, managed=True) for host in ns_hostnames]
-    rs_store.add_records(session, records)
+    soa = rs_store.recordset_row(zone, zone.name, "SOA")
+    recordsets = [soa]
+    records = [rs_store.record_row(zone, soa["id"], soa["tenant_id"],
+                                   soa_data(zone, ns_hostnames[0]), managed=True)]
+    if zone.type == "PRIMARY":
+        ns = rs_store.recordset_row(zone, zone.name, "NS")
+        recordsets.append(ns)
+        records += [rs_store.record_row(zone, ns["id"], ns["tenant_id"], host, managed=True)
+                    for host in ns_hostnames]
+    await rs_store.insert_rows(session, recordsets, records)

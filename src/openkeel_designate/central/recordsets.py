@@ -26,6 +26,7 @@ from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage import rows
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
@@ -247,11 +248,13 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     quotas.check(limits, zone_recordsets=facts.recordsets + 1)
     quotas.check(limits, zone_records=facts.unmanaged_records + len(data),
                  recordset_records=len(data))
-    recordset = rs_store.new_recordset(zone, name, rtype, values.get("ttl"),
+    recordset = rs_store.recordset_row(zone, name, rtype, values.get("ttl"),
                                        values.get("description"), tenant_id=ctx.project_id)
-    created = [rs_store.new_record(zone, recordset, item) for item in data]
-    await rs_store.insert_new(session, zone, recordset, created)
-    return recordset, created
+    created = [rs_store.record_row(zone, recordset["id"], recordset["tenant_id"], item)
+               for item in data]
+    await rs_store.insert_rows(session, [recordset], created)
+    return (rows.frozen_from(RecordSet, recordset),
+            [rows.frozen_from(Record, record) for record in created])
 
 
 def _check_zone_writable(zone: Zone) -> None:

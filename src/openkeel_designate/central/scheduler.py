@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import random
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
-from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage.pools import Placement
 
 
-async def choose_pool(svc: Services, session: AsyncSession, ctx: RequestContext,
-                      attributes: dict[str, str]) -> str:
+def choose_pool(svc: Services, ctx: RequestContext, attributes: dict[str, str],
+                pools: Placement) -> str:
+    """The pool's id; ``pools`` is every pool as read (``storage.pools.placement``)."""
     default_id = svc.conf["service:central"].default_pool_id
-    candidates = [p.id for p in await pool_store.all_pools(session)]
-    pool_attributes = await pool_store.attributes(session, candidates)
+    candidates = list(pools.names)
+    pool_attributes = pools.attributes
     for name in svc.conf["service:central"].scheduler_filters:
         if name == "default_pool":
             candidates = [default_id]

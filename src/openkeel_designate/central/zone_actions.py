@@ -90,7 +90,8 @@ async def pool_move_zone(svc: Services, ctx: RequestContext, zone_id: str,
         if zone.action == "DELETE":
             raise errors.BadRequest("Can not move a deleting zone")
         target = await _target_pool(svc, session, ctx, zone, target_pool_id)
-        await require_pool_key(svc, session, await pool_store.get(session, target))
+        pool = await pool_store.get(session, target)
+        await require_pool_key(svc, session, pool.id, pool.name)
         ns = (await pool_store.ns_records(session, [target]))[target]
         if not ns:
             raise errors.NoServersConfigured()
@@ -117,7 +118,7 @@ async def _target_pool(svc: Services, session: AsyncSession, ctx: RequestContext
             raise errors.BadRequest("Target pool does not exist")
         return requested
     attributes: dict[str, Any] = (await zone_store.attributes(session, [zone.id])).get(zone.id, {})
-    chosen = await choose_pool(svc, session, ctx, attributes)
+    chosen = choose_pool(svc, ctx, attributes, await pool_store.placement(session))
     if chosen == zone.pool_id:
         raise errors.BadRequest("No valid pool selected")
     return chosen

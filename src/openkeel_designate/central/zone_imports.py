@@ -35,6 +35,7 @@ from openkeel_designate.domain import errors
 from openkeel_designate.domain import names
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.storage import bulk
+from openkeel_designate.storage import pools as pool_store
 from openkeel_designate.storage import zonetasks as task_store
 from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Zone, ZoneTask, utcnow
@@ -55,7 +56,8 @@ async def create_zone_import(svc: Services, ctx: RequestContext, zonefile_text: 
 
     async def work(session: AsyncSession) -> ZoneTaskView:
         if attributes:
-            await choose_pool(svc, session, ctx, attributes)  # 404/500 now, as Designate
+            # 404/500 now, as Designate
+            choose_pool(svc, ctx, attributes, await pool_store.placement(session))
         task = await task_store.insert(session, task_store.IMPORT, ctx.project_id,
                                        payload=payload)
         return ZoneTaskView.of(task)
@@ -145,11 +147,12 @@ async def _create(svc: Services, session: AsyncSession, ctx: RequestContext, tas
     task = await task_store.lock_pending(session, task_id)
     if task is None:
         return None
-    zone = await central_zones.insert_zone(svc, session, ctx, parsed.values)
+    created = await central_zones.insert_zone(svc, session, ctx, parsed.values)
+    zone = created.zone
     await _enforce_quotas(svc, session, ctx, parsed)
     await _insert_recordsets(session, zone, ctx, parsed)
     task_store.finish(task, "COMPLETE", f"{zone.name} imported", zone_id=zone.id)
-    return await central_zones.view(session, zone, shared=False), task
+    return created, task
 
 
 def _totals(parsed: zonefile_import.ParsedZone) -> tuple[int, int, int, int | None]:

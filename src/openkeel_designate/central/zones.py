@@ -23,8 +23,8 @@ from openkeel_designate.domain import masters as master_rules
 from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import names as name_store
 from openkeel_designate.storage import pools as pool_store
+from openkeel_designate.storage import zone_create as create_store
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Zone, new_id, utcnow
@@ -78,14 +78,13 @@ def mark_pending(zone: Zone, action: str = "UPDATE", bump_serial: bool = True) -
         zone.increment_serial = True
 
 
-# --- create ------------------------------------------------------------------------------------
+# --- create ---------------------------------------------------------------------------------------
 @notifies("dns.zone.create", "dns.domain.create")
 async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]) -> ZoneView:
     check_create_allowed(svc, ctx, values)
 
     async def work(session: AsyncSession) -> ZoneView:
-        # A zone created in this transaction has no shares yet: no need to look.
-        return await view(session, await insert_zone(svc, session, ctx, values), shared=False)
+        return await insert_zone(svc, session, ctx, values)
 
     try:
         result = await svc.db.transaction(work)
@@ -109,27 +108,31 @@ def check_create_allowed(svc: Services, ctx: RequestContext, values: dict[str, A
 
 
 async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
-                      values: dict[str, Any]) -> Zone:
-    """Every create rule inside the caller's transaction (shared by create and import)."""
+                      values: dict[str, Any]) -> ZoneView:
+    """Every create rule inside the caller's transaction (shared by create and import); the
+    new zone's view (it has no shares yet, and its attributes and masters are the given ones).
+
+    The rules read everything they look at first, in one statement (``storage/zone_create``),
+    and apply in Designate's order: quota, name, TTL, ownership, pool, duplicate.
+    """
     zone_type = values.get("type") or "PRIMARY"
-    count = await zone_store.count_for_project(session, ctx.project_id)
-    await quotas.enforce(svc, session, ctx.project_id, zones=count + 1)
     name = values["name"]
-    await _check_name(svc, session, ctx, name)
+    facts = await create_store.read_facts(session, ctx.project_id, name)
+    quotas.check(quotas.overlaid(svc, facts.quota_overrides), zones=facts.zones_of_project + 1)
+    _check_name(svc, ctx, name, facts.tlds, facts.blacklists)
     ttl = values.get("ttl")
     if ttl is None:
         ttl = svc.conf.default_ttl
     _check_ttl(svc, ctx, ttl)
-    related = await zone_store.related_names(session, name)
+    related = facts.related
     _check_ownership(ctx, name, related)
-    attributes = values.get("attributes") or {}
-    pool_id = await choose_pool(svc, session, ctx, attributes)
-    pool = await pool_store.get(session, pool_id)
-    if pool is None:
+    attributes = dict(values.get("attributes") or {})
+    pool_id = choose_pool(svc, ctx, attributes, facts.pools)
+    if pool_id not in facts.pools.names:
         raise errors.NoValidPoolFound("There are no pools that matched your request")
-    await require_pool_key(svc, session, pool)
-    ns_records = (await pool_store.ns_records(session, [pool_id]))[pool_id]
-    if not ns_records:
+    await require_pool_key(svc, session, pool_id, facts.pools.names[pool_id])
+    ns_hostnames = facts.pools.ns_hostnames.get(pool_id)
+    if not ns_hostnames:
         raise errors.NoServersConfigured()
     same_pool = [z for z in related if z.pool_id == pool_id]
     if any(names.same(z.name, name) for z in same_pool):
@@ -138,13 +141,28 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     ancestors = [z for z in same_pool if names.is_below(name, z.name)]
     if ancestors:
         row["parent_zone_id"] = max(ancestors, key=lambda z: len(z.name)).id
-    zone = await zone_store.insert(session, row)
-    zone_store.add_attributes(session, zone.id, attributes)
-    if zone_type == "SECONDARY":
-        zone_store.add_masters(session, zone.id, _parse_masters(values["masters"]))
-    await records.create_managed(session, zone, [ns.hostname for ns in ns_records])
-    await zone_store.reparent(session, zone)
-    return zone
+    masters = _parse_masters(values["masters"]) if zone_type == "SECONDARY" else []
+    zone = await create_store.insert_zone(session, row, attributes, masters)
+    await records.create_managed(session, zone, ns_hostnames)
+    await _adopt_descendants(session, zone, related)
+    return ZoneView.of(zone, attributes, masters, False)
+
+
+async def _adopt_descendants(session: AsyncSession, zone: Any,
+                             related: list[create_store.RelatedZone]) -> None:
+    """Zones of the pool below the new zone whose nearest ancestor it now is hang on it.
+
+    Their current parents are related by name to the new zone, so were read with its facts;
+    one that was not (no longer live) is looked up."""
+    below = [z for z in related if z.pool_id == zone.pool_id and names.is_below(z.name, zone.name)]
+    if not below:
+        return
+    known = {z.id: z.name for z in related}
+    missing = sorted({z.parent_zone_id for z in below if z.parent_zone_id} - known.keys())
+    known.update(await create_store.names_of(session, missing))
+    await create_store.adopt(session, zone.id, [
+        z.id for z in below
+        if z.parent_zone_id not in known or len(known[z.parent_zone_id]) < len(zone.name)])
 
 
 def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_type: str,
@@ -168,23 +186,23 @@ def _new_zone(svc: Services, ctx: RequestContext, values: dict[str, Any], zone_t
     )
 
 
-async def _check_name(svc: Services, session: AsyncSession, ctx: RequestContext,
-                      name: str) -> None:
+def _check_name(svc: Services, ctx: RequestContext, name: str, tlds: list[str],
+                blacklists: list[str]) -> None:
     if len(name) > svc.conf["service:central"].max_zone_name_len:
         raise errors.InvalidZoneName("Name too long")
     labels = name.rstrip(".").split(".")
     if len(labels) < 2:
         raise errors.InvalidZoneName("More than one label is required")
-    tlds = {names.key(t) for t in await name_store.tld_names(session)}
-    if tlds:
+    folded_tlds = {names.key(t) for t in tlds}
+    if folded_tlds:
         # Case-insensitive (Designate's suffix test is not: it refuses ``x.COM.`` under ``com``).
         folded = names.key(name.rstrip(".")).split(".")
-        if not any(".".join(folded[i:]) in tlds for i in range(len(folded))):
+        if not any(".".join(folded[i:]) in folded_tlds for i in range(len(folded))):
             raise errors.InvalidZoneName("Invalid TLD")
-        if ".".join(folded) in tlds:
+        if ".".join(folded) in folded_tlds:
             raise errors.InvalidZoneName("Zone name cannot be the same as a TLD")
     if not svc.policy.allows("use_blacklisted_zone", ctx):
-        for pattern in await name_store.blacklist_patterns(session):
+        for pattern in blacklists:
             if _blacklisted(pattern, name):
                 raise errors.InvalidZoneName("Blacklisted zone name")
 
@@ -207,7 +225,8 @@ def _check_ttl(svc: Services, ctx: RequestContext, ttl: int) -> None:
         raise errors.InvalidTTL(f"TTL is below the minimum: {min_ttl}")
 
 
-def _check_ownership(ctx: RequestContext, name: str, related: list[Zone]) -> None:
+def _check_ownership(ctx: RequestContext, name: str,
+                     related: list[create_store.RelatedZone]) -> None:
     others = [z for z in related if z.tenant_id != ctx.project_id]
     if any(names.same(z.name, name) for z in others):
         raise errors.DuplicateZone("Zone already exists, owned by a different tenant")
@@ -288,16 +307,17 @@ async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
 
 
 # --- delete ------------------------------------------------------------------------------------
-async def require_pool_key(svc: Services, session: AsyncSession, pool: Any) -> None:
+async def require_pool_key(svc: Services, session: AsyncSession, pool_id: str,
+                           pool_name: str) -> None:
     """A zone outside the default pool is only served by mdns to TSIG queries signed with a
     POOL-scoped key of its pool (unsigned queries see the default pool): without one, that
     pool's nameservers could never transfer the zone, so it is refused up front."""
-    if pool.id == svc.conf["service:central"].default_pool_id:
+    if pool_id == svc.conf["service:central"].default_pool_id:
         return
-    if not await pool_store.has_pool_tsigkey(session, pool.id):
+    if not await pool_store.has_pool_tsigkey(session, pool_id):
         raise errors.BadRequest(
-            f"Zones in pool {pool.name} ({pool.id}) need a TSIG key with scope POOL and "
-            f"resource_id {pool.id}: its nameservers transfer them from mdns with that key")
+            f"Zones in pool {pool_name} ({pool_id}) need a TSIG key with scope POOL and "
+            f"resource_id {pool_id}: its nameservers transfer them from mdns with that key")
 
 
 async def load_deletable(session: AsyncSession, svc: Services, ctx: RequestContext,

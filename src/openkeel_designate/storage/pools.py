@@ -6,11 +6,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import catalogzones
+from openkeel_designate.storage import catalogzones, facts
 from openkeel_designate.storage.filters import apply_criteria, paginate
 from openkeel_designate.storage.models import (
     Pool,
@@ -43,6 +43,54 @@ class PoolDetail:
 
 async def get(session: AsyncSession, pool_id: str) -> Pool | None:
     return await session.get(Pool, pool_id)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Every pool with what the scheduler and a new zone's NS records need of it."""
+
+    names: dict[str, str]  # pool id -> name, every pool
+    attributes: dict[str, dict[str, str]]  # pool id -> its attributes (every pool has an entry)
+    ns_hostnames: dict[str, list[str]]  # pool id -> NS hostnames by priority, then age
+
+
+def _placement_parts() -> list:
+    """The branches (``storage/facts.py``) that read every pool, its attributes and NS records:
+    a handful of rows, read whole by the scheduler and by a zone create."""
+    p, a, ns = Pool.__table__, PoolAttribute.__table__, PoolNsRecord.__table__
+    return [select(*facts.row("pool", p.c.id, p.c.name)),
+            select(*facts.row("pool_attribute", a.c.pool_id, a.c.key, a.c.value)),
+            select(*facts.row("ns", ns.c.pool_id, ns.c.hostname, ns.c.created_at,
+                              number=ns.c.priority))]
+
+
+PLACEMENT_PARTS = _placement_parts()
+_PLACEMENT = union_all(*PLACEMENT_PARTS)
+
+
+def placement_of(found: list) -> Placement:
+    """``Placement`` from the rows of ``PLACEMENT_PARTS`` (other kinds are skipped)."""
+    pool_names: dict[str, str] = {}
+    attributes: dict[str, dict[str, str]] = defaultdict(dict)
+    ns: list[tuple[int, str, str, str]] = []
+    for kind, first, second, third, *_rest, number in found:
+        if kind == "pool":
+            pool_names[first] = second
+        elif kind == "pool_attribute":
+            attributes[first][second] = third
+        elif kind == "ns":
+            ns.append((number, third or "", first, second))
+    hostnames: dict[str, list[str]] = defaultdict(list)
+    for _priority, _created, pool_id, hostname in sorted(ns, key=lambda row: row[:2]):
+        hostnames[pool_id].append(hostname)
+    return Placement(pool_names, {pool_id: attributes[pool_id] for pool_id in pool_names},
+                     hostnames)
+
+
+async def placement(session: AsyncSession) -> Placement:
+    """Every pool, its attributes and NS records in one read (the scheduler's input)."""
+    connection = await session.connection()
+    return placement_of(list(await connection.execute(_PLACEMENT)))
 
 
 async def find(session: AsyncSession, page: Page) -> list[Pool]:

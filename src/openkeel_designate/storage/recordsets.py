@@ -7,12 +7,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Select, bindparam, delete, func, inspect, literal, select, union_all
+from sqlalchemy import Select, bindparam, delete, func, literal, select, union_all
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage import rows
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
 from openkeel_designate.storage.models import Quota, Record, RecordSet, SharedZone, Zone, new_id, utcnow
@@ -22,25 +23,37 @@ from openkeel_designate.storage.zones import LIVE
 RECORD_FILTERS = {"data": Record.data, "status": Record.status}
 
 
+def recordset_row(zone: Zone, name: str, rtype: str, ttl: int | None = None,
+                  description: str | None = None, tenant_id: str | None = None) -> dict:
+    """Every column of a new recordset of ``zone``: the shard and owner come with it."""
+    return rows.complete(RecordSet, dict(
+        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=tenant_id or zone.tenant_id,
+        zone_tenant_id=zone.tenant_id, name=name, name_key=names.key(name), type=rtype, ttl=ttl,
+        description=description, reverse_name=name[::-1], version=1, created_at=utcnow()))
+
+
+def record_row(zone: Zone, recordset_id: str, tenant_id: str | None, data: str, *,
+               managed: bool = False, action: str = "CREATE") -> dict:
+    """Every column of a PENDING record; the worker gives it a serial once it is pushed."""
+    return rows.complete(Record, dict(
+        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=tenant_id,
+        recordset_id=recordset_id, data=data, hash=record_hash(recordset_id, data),
+        managed=managed, status="PENDING", action=action, serial=None, version=1,
+        created_at=utcnow()))
+
+
 def new_recordset(zone: Zone, name: str, rtype: str, ttl: int | None = None,
                   description: str | None = None, tenant_id: str | None = None) -> RecordSet:
-    """A recordset row of ``zone`` (not yet in any session): the shard and owner come with it."""
-    return RecordSet(
-        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=tenant_id or zone.tenant_id,
-        name=name, type=rtype, ttl=ttl, description=description, reverse_name=name[::-1],
-        version=1, created_at=utcnow(),
-    )
+    """``recordset_row`` as an ORM row (not yet in any session), for writes that go on to
+    change it in the same transaction."""
+    return RecordSet(**recordset_row(zone, name, rtype, ttl, description, tenant_id))
 
 
 def new_record(zone: Zone, recordset: RecordSet, data: str, *, managed: bool = False,
                action: str = "CREATE") -> Record:
-    """A PENDING record row; the worker gives it a serial once it is pushed."""
-    return Record(
-        id=new_id(), zone_id=zone.id, zone_shard=zone.shard, tenant_id=recordset.tenant_id,
-        recordset_id=recordset.id, data=data, hash=record_hash(recordset.id, data),
-        managed=managed, status="PENDING", action=action, serial=None, version=1,
-        created_at=utcnow(),
-    )
+    """``record_row`` as an ORM row (not yet in any session)."""
+    return Record(**record_row(zone, recordset.id, recordset.tenant_id, data, managed=managed,
+                               action=action))
 
 
 async def insert(session: AsyncSession, recordsets: Iterable[RecordSet]) -> None:
@@ -109,26 +122,16 @@ async def placement_facts(session: AsyncSession, zone_id: str, name: str,
                                unmanaged_records=counts.get("records", 0))
 
 
-def _column_values(row: RecordSet | Record) -> dict:
-    """The row's values by column name, as the ORM would insert them."""
-    return {prop.columns[0].name: getattr(row, prop.key) for prop in inspect(type(row)).column_attrs}
-
-
-async def insert_new(session: AsyncSession, zone: Zone, recordset: RecordSet,
-                     records: list[Record]) -> None:
-    """A new recordset and its records written at once, outside the session's unit of work.
-
-    The rows stay transient (central renders them and never changes them afterwards); the
-    columns the ORM would fill from defaults (``name_key``, ``zone_tenant_id``) are set on them
-    first, so the rendered copy is the row as stored. A clash with a racing create raises
-    IntegrityError here, as a flush would.
-    """
-    recordset.name_key = names.key(recordset.name)
-    recordset.zone_tenant_id = zone.tenant_id
+async def insert_rows(session: AsyncSession, recordsets: list[dict], records: list[dict]) -> None:
+    """New recordsets and their records (``recordset_row``, ``record_row``) written at once by
+    Core INSERTs, outside the session's unit of work: central renders their frozen copies
+    (``rows.frozen_from``) and never changes them in the same transaction. A clash with a
+    racing create raises IntegrityError here, as a flush would."""
     connection = await session.connection()
-    await connection.execute(_INSERT_RECORDSET, _column_values(recordset))
+    if recordsets:
+        await connection.execute(_INSERT_RECORDSET, recordsets)
     if records:
-        await connection.execute(_INSERT_RECORD, [_column_values(r) for r in records])
+        await connection.execute(_INSERT_RECORD, records)
 
 
 def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:

@@ -129,6 +129,37 @@ def frozen(model: type, values: Any) -> Any:
     return kind(*values[:len(keys)])
 
 
+_COMPLETIONS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+
+
+def complete(model: type, values: dict[str, Any]) -> dict[str, Any]:
+    """Every column of the model's table for a Core INSERT: the value given, else the column's
+    constant default, else None. A column whose default is computed (ids, ``name_key``, times)
+    must be given: the rows of one ``executemany`` need the same keys, and the row as written is
+    also the frozen copy the caller renders (``frozen_from``)."""
+    plan = _COMPLETIONS.get(model)
+    if plan is None:  # (column, constant default, whether the default is computed), once
+        plan = _COMPLETIONS[model] = tuple(
+            (c.key, c.default.arg if c.default is not None and c.default.is_scalar else None,
+             c.default is not None and not c.default.is_scalar)
+            for c in model.__table__.columns)
+    row = {}
+    for key, default, computed in plan:
+        if key in values:
+            row[key] = values[key]
+        elif computed:
+            raise ValueError(f"{model.__name__}.{key} has a computed default: give it")
+        else:
+            row[key] = default
+    return row
+
+
+def frozen_from(model: type, values: dict[str, Any]) -> Any:
+    """The frozen copy of a row written from ``values`` (every column, ``complete``)."""
+    kind, keys = _snapshot_kind(model)
+    return kind(*(values[key] for key in keys))
+
+
 def is_snapshot(value: Any) -> bool:
     """Whether ``value`` is a frozen copy made by ``snapshot`` (a notification reads it as a row)."""
     return type(value) in _KINDS

@@ -9,7 +9,6 @@ from datetime import datetime
 from sqlalchemy import String, bindparam, cast, delete, exists, func, literal, or_, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.domain import names as names_
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import json_pairs, rows
 from openkeel_designate.storage.database import Database
@@ -28,14 +27,6 @@ def _visible(query, project_id: str | None, all_tenants: bool):
         return query
     shared = select(SharedZone.zone_id).where(SharedZone.target_project_id == project_id)
     return query.where(or_(Zone.tenant_id == project_id, Zone.id.in_(shared)))
-
-
-async def insert(session: AsyncSession, values: dict) -> Zone:
-    """A new zone row, written at once: its recordsets, attributes and masters reference it."""
-    zone = Zone(**values, created_at=utcnow())
-    session.add(zone)
-    await session.flush()
-    return zone
 
 
 async def by_id(session: AsyncSession, zone_id: str, *, lock: bool = False) -> Zone | None:
@@ -297,20 +288,7 @@ async def count_for_project(session: AsyncSession, project_id: str) -> int:
     return (await session.execute(query)).scalar_one()
 
 
-async def related_names(session: AsyncSession, name: str) -> list[Zone]:
-    """Live zones equal to, above or below ``name`` (case-insensitive), for ownership rules."""
-    folded = names_.key(name)
-    labels = folded.split(".")
-    ancestors = [".".join(labels[i:]) for i in range(1, len(labels) - 1)]
-    query = select(Zone).where(Zone.deleted == LIVE, or_(
-        Zone.name_key == folded,
-        Zone.name_key.in_(ancestors),
-        Zone.name_key.like("%." + _like_escaped(folded), escape="/"),
-    ))
-    return list((await session.execute(query)).scalars())
-
-
-def _like_escaped(text: str) -> str:
+def like_escaped(text: str) -> str:
     """``text`` as a literal inside a LIKE pattern: zone names may hold ``_`` (a LIKE wildcard).
 
     ``/`` escapes, not ``\\``, which MySQL string literals would need escaped once more.
@@ -411,21 +389,6 @@ async def replace_masters(session: AsyncSession, zone_id: str,
 def add_masters(session: AsyncSession, zone_id: str, hosts: list[tuple[str, int]]) -> None:
     """Masters of a zone inserted in this transaction (it has none to replace)."""
     session.add_all(ZoneMaster(zone_id=zone_id, host=h, port=p) for h, p in hosts)
-
-
-async def reparent(session: AsyncSession, new_parent: Zone) -> None:
-    """Zones of the same pool below ``new_parent`` whose nearest ancestor it now is hang on it."""
-    suffix = "." + names_.key(new_parent.name)
-    descendants = list((await session.execute(select(Zone).where(
-        Zone.deleted == LIVE, Zone.pool_id == new_parent.pool_id, Zone.id != new_parent.id,
-        Zone.name_key.like("%" + _like_escaped(suffix), escape="/")))).scalars())
-    parent_ids = [z.parent_zone_id for z in descendants if z.parent_zone_id]
-    names = dict((await session.execute(select(Zone.id, Zone.name)
-                                        .where(Zone.id.in_(parent_ids)))).all()) if parent_ids else {}
-    for zone in descendants:
-        current = names.get(zone.parent_zone_id)
-        if current is None or len(current) < len(new_parent.name):
-            zone.parent_zone_id = new_parent.id
 
 
 async def mark_deleted(session: AsyncSession, zone_id: str, change_seq: int | None) -> bool:
