@@ -6,8 +6,9 @@ at once and polls with a short, growing back-off (2 ms doubling up to 0.1 s), re
 NOTIFY now and then in case a UDP packet was lost.  The first poll waits for most of the time
 the pool's nameservers took for the last pushes (``first_wait``): a nameserver that takes 15 ms
 to transfer a change was polled at 0, 2, 6, 14 and 30 ms, four polls wasted and the change
-confirmed 15 ms after it was served; now at about 10, 12 and 16 ms.  A wake-up from central makes it start within
-a millisecond; a periodic sweep makes that hint unnecessary for correctness.
+confirmed 15 ms after it was served; now at about 10, 12 and 16 ms.  A wake-up from central
+makes it start within a millisecond; a periodic sweep makes that hint unnecessary for
+correctness.
 
 Signed zones get a longer window, but only from nameservers that keep answering
 (``[dnssec] confirm_timeout``, see ``_limit``).
