@@ -20,35 +20,19 @@ asserted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import itertools
 import json
 import logging
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH.parent / "tests"))
+import httpx
 
-import httpx  # noqa: E402
-
-from openkeel_designate import config  # noqa: E402
-from openkeel_designate.api.app import create_app  # noqa: E402
-from openkeel_designate.central import pools  # noqa: E402
-from openkeel_designate.central import zones as central_zones  # noqa: E402
-from openkeel_designate.central.policy import Policy  # noqa: E402
-from openkeel_designate.central.services import Services  # noqa: E402
-from openkeel_designate.domain.context import RequestContext  # noqa: E402
-from openkeel_designate.storage import migrate  # noqa: E402
-from openkeel_designate.storage.database import Database  # noqa: E402
-from openkeel_designate.worker import tasks  # noqa: E402
-from support.databases import empty_database_url  # noqa: E402
-
-HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
+from inprocess import DATABASES, HEADERS, run_on, wired
+from openkeel_designate.central import zones as central_zones
+from openkeel_designate.domain.context import RequestContext
 
 
 async def asgi_get(app: object, path: str) -> int:
@@ -96,19 +80,9 @@ async def cpu_per_call(call: Callable[[], Awaitable[object]], count: int) -> flo
 
 
 async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
-    migrate.upgrade(url)
-    conf = config.load([])
-    conf.set_override("state_path", state_dir)
     # The POST figures add zones (warm-up included) and recordsets: quotas out of their way.
-    conf.set_override("quota_zones", -1)
-    conf.set_override("quota_zone_recordsets", -1)
-    conf.set_override("quota_zone_records", -1)
-    db = Database(url)
-    services = Services(conf=conf, db=db, policy=Policy(conf))
-    tasks.attach(services)
-    await pools.ensure_default_pool(services)
-    app = create_app(services)
-    try:
+    async with wired(url, state_dir, quota_zones=-1, quota_zone_recordsets=-1,
+                     quota_zone_records=-1) as (services, app):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                      base_url="http://api.bench", headers=HEADERS) as client:
             ids = []
@@ -133,26 +107,19 @@ async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
              "records": ["192.0.2.1"]}))(next(serial))
         for name, call in figures.items():
             print(f"{name:40s} {await cpu_per_call(call, count):7.3f} ms CPU per call", flush=True)
-    finally:
-        await db.dispose()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--zones", type=int, default=100)
-    ap.add_argument("--database", default="sqlite", choices=["sqlite", "postgresql", "mysql"])
+    ap.add_argument("--database", default="sqlite", choices=DATABASES)
     args = ap.parse_args()
     # The request log line is part of a request's cost; it goes nowhere here.
     logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))
     print(f"load average {os.getloadavg()[0]:.1f}, {args.database}, {args.requests} calls each")
-    with tempfile.TemporaryDirectory(prefix="okd-bench-") as state_dir:
-        if args.database == "sqlite":
-            asyncio.run(measure(f"sqlite:///{state_dir}/bench.sqlite", state_dir, args.zones,
-                                args.requests))
-        else:
-            with empty_database_url(args.database, prefix="okd-bench-") as url:
-                asyncio.run(measure(url, state_dir, args.zones, args.requests))
+    run_on(args.database, lambda url, state_dir: measure(url, state_dir, args.zones,
+                                                         args.requests))
     return 0
 
 

@@ -21,39 +21,25 @@ Each change is made through the API (ASGI, no HTTP) and given its serial by the 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH.parent / "tests"))
+import dns.message
+import dns.rdatatype
+import dns.rrset
+import httpx
 
-import dns.message  # noqa: E402
-import dns.rdatatype  # noqa: E402
-import dns.rrset  # noqa: E402
-import httpx  # noqa: E402
+from inprocess import DATABASES, HEADERS, Clock, run_on, serve_pending, wired
+from openkeel_designate.mdns.handler import MdnsHandler
+from openkeel_designate.mdns.signing import SigningSource
+from openkeel_designate.mdns.xfrcache import TransferCache
+from openkeel_designate.mdns.zonecache import ZoneCache
+from openkeel_designate.storage import workqueue
+from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.zonesource import SqlZoneSource
 
-from openkeel_designate import config  # noqa: E402
-from openkeel_designate.api.app import create_app  # noqa: E402
-from openkeel_designate.central import pools  # noqa: E402
-from openkeel_designate.central.policy import Policy  # noqa: E402
-from openkeel_designate.central.services import Services  # noqa: E402
-from openkeel_designate.mdns.handler import MdnsHandler  # noqa: E402
-from openkeel_designate.mdns.signing import SigningSource  # noqa: E402
-from openkeel_designate.mdns.xfrcache import TransferCache  # noqa: E402
-from openkeel_designate.mdns.zonecache import ZoneCache  # noqa: E402
-from openkeel_designate.storage import migrate, workqueue  # noqa: E402
-from openkeel_designate.storage.database import Database  # noqa: E402
-from openkeel_designate.storage.zonesource import SqlZoneSource  # noqa: E402
-from openkeel_designate.worker import tasks  # noqa: E402
-from support.databases import empty_database_url  # noqa: E402
-
-HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
 OWNER = "bench-mdns"
 ZONE = "z0.bench.example."
 PEER = ("127.0.0.1", 53000)
@@ -74,17 +60,6 @@ def serial_in(answer: bytes) -> int:
     message = dns.message.from_wire(answer)
     return next(int(rrset[0].serial) for rrset in message.answer
                 if rrset.rdtype == dns.rdatatype.SOA)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.spent = dict.fromkeys(STEPS, 0.0)
-
-    async def time(self, step: str, call: Callable[[], Awaitable[list[bytes]]]) -> list[bytes]:
-        started = time.process_time()
-        result = await call()
-        self.spent[step] += 1000 * (time.process_time() - started)
-        return result
 
 
 async def one_change(db: Database, post: Callable[[], Awaitable[httpx.Response]],
@@ -110,41 +85,30 @@ async def one_change(db: Database, post: Callable[[], Awaitable[httpx.Response]]
 
 
 async def measure(url: str, state_dir: str, changes: int) -> None:
-    migrate.upgrade(url)
-    conf = config.load([])
-    conf.set_override("state_path", state_dir)
-    conf.set_override("quota_zone_recordsets", 2 * changes + 100)
-    conf.set_override("quota_zone_records", 2 * changes + 100)
-    db = Database(url)
-    services = Services(conf=conf, db=db, policy=Policy(conf))
-    tasks.attach(services)
-    await pools.ensure_default_pool(services)
-    app = create_app(services)
-    source = SigningSource(SqlZoneSource(db), lambda: b"")
-    pool_id = conf["service:central"].default_pool_id
-    cached = MdnsHandler(source, pool_id, zones=ZoneCache(1.0),
-                         transfers=TransferCache(16 * 1024 * 1024, 0, 0))
-    uncached = MdnsHandler(source, pool_id)
-    try:
+    async with wired(url, state_dir, quota_zone_recordsets=2 * changes + 100,
+                     quota_zone_records=2 * changes + 100) as (services, app):
+        db = services.db
+        source = SigningSource(SqlZoneSource(db), lambda: b"")
+        pool_id = services.conf["service:central"].default_pool_id
+        cached = MdnsHandler(source, pool_id, zones=ZoneCache(1.0),
+                             transfers=TransferCache(16 * 1024 * 1024, 0, 0))
+        uncached = MdnsHandler(source, pool_id)
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                      base_url="http://api.bench", headers=HEADERS) as client:
             made = await client.post("/v2/zones", json={"name": ZONE,
                                                         "email": "hostmaster@bench.example"})
             zone_id = made.json()["id"]
-            for zone in await workqueue.claim(db, OWNER, 30, 10):
-                await workqueue.complete_many(db, [(zone, zone.serial)], OWNER)
+            await serve_pending(db, OWNER)
 
             def new_recordset(index: int) -> Callable[[], Awaitable[httpx.Response]]:
                 return lambda: client.post(f"/v2/zones/{zone_id}/recordsets", json={
                     "name": f"r{index}.{ZONE}", "type": "A", "records": ["192.0.2.1"]})
 
             for index in range(30):  # warm-up
-                await one_change(db, new_recordset(-1 - index), cached, uncached, Clock())
-            clock = Clock()
+                await one_change(db, new_recordset(-1 - index), cached, uncached, Clock(STEPS))
+            clock = Clock(STEPS)
             for index in range(changes):
                 await one_change(db, new_recordset(index), cached, uncached, clock)
-    finally:
-        await db.dispose()
     steps = "  ".join(f"{step} {spent / changes:5.2f}" for step, spent in clock.spent.items())
     print(f"ms CPU per answer: {steps}", flush=True)
 
@@ -153,16 +117,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--changes", type=int, default=300)
-    ap.add_argument("--database", default="sqlite", choices=["sqlite", "postgresql", "mysql"])
+    ap.add_argument("--database", default="sqlite", choices=DATABASES)
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=open(os.devnull, "w"))
     print(f"load average {os.getloadavg()[0]:.1f}, {args.database}, {args.changes} changes")
-    with tempfile.TemporaryDirectory(prefix="okd-bench-") as state_dir:
-        if args.database == "sqlite":
-            asyncio.run(measure(f"sqlite:///{state_dir}/bench.sqlite", state_dir, args.changes))
-        else:
-            with empty_database_url(args.database, prefix="okd-bench-") as url:
-                asyncio.run(measure(url, state_dir, args.changes))
+    run_on(args.database, lambda url, state_dir: measure(url, state_dir, args.changes))
     return 0
 
 

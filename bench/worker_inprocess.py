@@ -19,57 +19,31 @@ recordset creates into one zone and for new zones. Printed, never asserted.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH.parent / "tests"))
+import httpx
 
-import httpx  # noqa: E402
+from inprocess import DATABASES, HEADERS, Clock, run_on, serve_pending, wired
+from openkeel_designate.dnswire.client import SoaResult, SoaStatus
+from openkeel_designate.storage import workqueue
+from openkeel_designate.storage.database import Database
+from openkeel_designate.worker import observations
 
-from openkeel_designate import config  # noqa: E402
-from openkeel_designate.api.app import create_app  # noqa: E402
-from openkeel_designate.central import pools  # noqa: E402
-from openkeel_designate.central.policy import Policy  # noqa: E402
-from openkeel_designate.central.services import Services  # noqa: E402
-from openkeel_designate.dnswire.client import SoaResult, SoaStatus  # noqa: E402
-from openkeel_designate.storage import migrate, workqueue  # noqa: E402
-from openkeel_designate.storage.database import Database  # noqa: E402
-from openkeel_designate.worker import observations, tasks  # noqa: E402
-from support.databases import empty_database_url  # noqa: E402
-
-HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
 OWNER = "bench-worker"
 STEPS = ("API POST", "claim", "complete", "observations")
-
-
-class Clock:
-    """Milliseconds of process CPU per named step, summed over the measured changes."""
-
-    def __init__(self) -> None:
-        self.spent = dict.fromkeys(STEPS, 0.0)
-
-    async def time(self, step: str, call: Callable[[], Awaitable[object]]) -> object:
-        started = time.process_time()
-        result = await call()
-        self.spent[step] += 1000 * (time.process_time() - started)
-        return result
 
 
 async def one_change(db: Database, post: Callable[[], Awaitable[httpx.Response]],
                      clock: Clock) -> None:
     """One change the way the worker takes it: made, claimed, served, completed, observed."""
     response = await clock.time("API POST", post)
-    assert response.status_code == 202, response.text  # type: ignore[attr-defined]
+    assert response.status_code == 202, response.text
     claimed = await clock.time("claim", lambda: workqueue.claim(db, OWNER, 30, 10))
-    assert len(claimed) == 1, claimed  # type: ignore[arg-type]
-    zone = claimed[0]  # type: ignore[index]
+    assert len(claimed) == 1, claimed
+    zone = claimed[0]
     await clock.time("complete", lambda: workqueue.complete_many(db, [(zone, zone.serial)], OWNER))
     seen = observations.PushObservations(zone)
     seen.soa("127.0.0.1", 5300, SoaResult(SoaStatus.SUCCESS, zone.serial))
@@ -79,8 +53,8 @@ async def one_change(db: Database, post: Callable[[], Awaitable[httpx.Response]]
 async def series(db: Database, label: str, changes: int,
                  post: Callable[[int], Callable[[], Awaitable[httpx.Response]]]) -> None:
     for index in range(30):
-        await one_change(db, post(-1 - index), Clock())
-    clock = Clock()
+        await one_change(db, post(-1 - index), Clock(STEPS))
+    clock = Clock(STEPS)
     for index in range(changes):
         await one_change(db, post(index), clock)
     steps = "  ".join(f"{step} {spent / changes:6.2f}" for step, spent in clock.spent.items())
@@ -89,17 +63,9 @@ async def series(db: Database, label: str, changes: int,
 
 
 async def measure(url: str, state_dir: str, changes: int) -> None:
-    migrate.upgrade(url)
-    conf = config.load([])
-    conf.set_override("state_path", state_dir)
-    conf.set_override("quota_zones", changes + 100)
-    conf.set_override("quota_zone_recordsets", changes + 100)
-    db = Database(url)
-    services = Services(conf=conf, db=db, policy=Policy(conf))
-    tasks.attach(services)
-    await pools.ensure_default_pool(services)
-    app = create_app(services)
-    try:
+    async with wired(url, state_dir, quota_zones=changes + 100,
+                     quota_zone_recordsets=changes + 100) as (services, app):
+        db = services.db
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
                                      base_url="http://api.bench", headers=HEADERS) as client:
             def new_zone(index: int) -> Callable[[], Awaitable[httpx.Response]]:
@@ -108,8 +74,7 @@ async def measure(url: str, state_dir: str, changes: int) -> None:
 
             made = await new_zone(-100)()
             zone_id = made.json()["id"]
-            for zone in await workqueue.claim(db, OWNER, 30, 10):  # the zone the records go in
-                await workqueue.complete_many(db, [(zone, zone.serial)], OWNER)
+            await serve_pending(db, OWNER)  # the zone the records go in
 
             def new_recordset(index: int) -> Callable[[], Awaitable[httpx.Response]]:
                 return lambda: client.post(f"/v2/zones/{zone_id}/recordsets", json={
@@ -118,23 +83,16 @@ async def measure(url: str, state_dir: str, changes: int) -> None:
 
             await series(db, "recordset create", changes, new_recordset)
             await series(db, "zone create", changes, new_zone)
-    finally:
-        await db.dispose()
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--changes", type=int, default=300)
-    ap.add_argument("--database", default="sqlite", choices=["sqlite", "postgresql", "mysql"])
+    ap.add_argument("--database", default="sqlite", choices=DATABASES)
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=open(os.devnull, "w"))
     print(f"load average {os.getloadavg()[0]:.1f}, {args.database}, {args.changes} changes each")
-    with tempfile.TemporaryDirectory(prefix="okd-bench-") as state_dir:
-        if args.database == "sqlite":
-            asyncio.run(measure(f"sqlite:///{state_dir}/bench.sqlite", state_dir, args.changes))
-        else:
-            with empty_database_url(args.database, prefix="okd-bench-") as url:
-                asyncio.run(measure(url, state_dir, args.changes))
+    run_on(args.database, lambda url, state_dir: measure(url, state_dir, args.changes))
     return 0
 
 
