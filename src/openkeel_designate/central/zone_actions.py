@@ -117,7 +117,7 @@ async def _target_pool(svc: Services, session: AsyncSession, ctx: RequestContext
         if await pool_store.get(session, requested) is None:
             raise errors.BadRequest("Target pool does not exist")
         return requested
-    attributes: dict[str, Any] = (await zone_store.attributes(session, [zone.id])).get(zone.id, {})
+    attributes: dict[str, Any] = (await zone_store.extras(session, [zone.id]))[0][zone.id]
     chosen = choose_pool(svc, ctx, attributes, await pool_store.placement(session))
     if chosen == zone.pool_id:
         raise errors.BadRequest("No valid pool selected")

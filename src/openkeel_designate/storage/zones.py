@@ -335,27 +335,6 @@ def _split_extras(found: Iterable) -> tuple[dict[str, dict[str, str]],
     return attrs, hosts
 
 
-async def attributes(session: AsyncSession, zone_ids: list[str]) -> dict[str, dict[str, str]]:
-    result: dict[str, dict[str, str]] = defaultdict(dict)
-    if zone_ids:
-        rows = await session.execute(select(ZoneAttribute.zone_id, ZoneAttribute.key,
-                                            ZoneAttribute.value)
-                                     .where(ZoneAttribute.zone_id.in_(zone_ids)))
-        for zone_id, key, value in rows:
-            result[zone_id][key] = value
-    return result
-
-
-async def masters(session: AsyncSession, zone_ids: list[str]) -> dict[str, list[tuple[str, int]]]:
-    result: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    if zone_ids:
-        rows = await session.execute(select(ZoneMaster.zone_id, ZoneMaster.host, ZoneMaster.port)
-                                     .where(ZoneMaster.zone_id.in_(zone_ids)))
-        for zone_id, host, port in rows:
-            result[zone_id].append((host, port))
-    return result
-
-
 async def shared_ids(session: AsyncSession, zone_ids: list[str]) -> set[str]:
     if not zone_ids:
         return set()
