@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import ChangeBatch, Zone, ZoneChange
 from openkeel_designate.storage import zonehistory
+from openkeel_designate.storage.database import bounded
 
 KEEP = 100
 BATCH, SERIAL = "BATCH", "SERIAL"
@@ -51,9 +52,10 @@ async def _prune(session: AsyncSession, zone_id: str) -> None:
             ChangeBatch.zone_id == zone_id, ChangeBatch.created_at < oldest_kept.created_at))
 
 
-_STAMP = update(ChangeBatch.__table__).where(
+# (bounded: a zone's batches are few, ``KEEP``)
+_STAMP = bounded(update(ChangeBatch.__table__).where(
     ChangeBatch.__table__.c.zone_id == bindparam("b_zone_id"),
-    ChangeBatch.__table__.c.serial.is_(None)).values(serial=bindparam("b_serial"))
+    ChangeBatch.__table__.c.serial.is_(None)).values(serial=bindparam("b_serial")))
 
 
 async def stamp_serial(session: AsyncSession, zone_id: str, serial: int) -> None:

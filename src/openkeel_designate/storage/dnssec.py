@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, case, delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
-from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.database import Database, bounded
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.models import Zone, ZoneDnssec, ZoneDnssecKey
 
@@ -70,7 +70,7 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     advance_epoch = (update(zd).where(zd.c.zone_id == bindparam("b_zone_id"),
                                       zd.c.epoch_due.is_(True))
                      .values(epoch=later, epoch_serial=bindparam("b_serial"), epoch_due=False))
-    return signed_among, advance_epoch
+    return signed_among, bounded(advance_epoch)
 
 
 _SIGNED_AMONG, _ADVANCE_EPOCH = _claim_statements()

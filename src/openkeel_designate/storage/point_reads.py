@@ -72,9 +72,9 @@ def _read_only_pragmas(dbapi_connection: sqlite3.Connection, _record: object) ->
     cursor.execute("PRAGMA busy_timeout=0")
     cursor.execute("PRAGMA query_only=1")
     cursor.close()
-    dbapi_connection.set_progress_handler(_over_budget, STEP_BUDGET)
+    dbapi_connection.set_progress_handler(over_budget, STEP_BUDGET)
 
 
-def _over_budget() -> int:
+def over_budget() -> int:
     """Called once a step has run ``STEP_BUDGET`` instructions: non-zero interrupts it."""
     return 1

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage import zonehistory
+from openkeel_designate.storage.database import bounded
 from openkeel_designate.storage.models import (
     PoolNameserver,
     Timestamp,
@@ -74,7 +75,7 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         zone_id=b("b_zone_id"), kind=b("b_kind"), host=b("b_host"), port=b("b_port"),
         since=now, checked_at=now, status=status, serial=b("b_serial"),
         last_error=b("b_error"), target_type=b("b_target_type"))
-    return overwrite, add
+    return bounded(overwrite), bounded(add)
 
 
 _OVERWRITE, _ADD = _write_statements()

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import rows
+from openkeel_designate.storage.database import BOUNDED
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
 from openkeel_designate.storage.models import Quota, Record, RecordSet, SharedZone, Zone, new_id, utcnow
@@ -90,6 +91,7 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
 
 
 _FACTS, _INSERT_RECORDSET, _INSERT_RECORD = _write_path()
+SMALL_INSERT = 100
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,12 @@ async def insert_rows(session: AsyncSession, recordsets: list[dict], records: li
     (``rows.frozen_from``) and never changes them in the same transaction. A clash with a
     racing create raises IntegrityError here, as a flush would."""
     connection = await session.connection()
+    # A POST's few rows are vouched small (``database.bounded``); an import's many are not.
+    small = BOUNDED if len(recordsets) + len(records) <= SMALL_INSERT else {}
     if recordsets:
-        await connection.execute(_INSERT_RECORDSET, recordsets)
+        await connection.execute(_INSERT_RECORDSET, recordsets, execution_options=small)
     if records:
-        await connection.execute(_INSERT_RECORD, records)
+        await connection.execute(_INSERT_RECORD, records, execution_options=small)
 
 
 def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:

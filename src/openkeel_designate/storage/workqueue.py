@@ -34,7 +34,7 @@ from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.database import Database, bounded
 from openkeel_designate.storage.models import (
     PoolNsRecord,
     Record,
@@ -134,8 +134,10 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         data=bindparam("b_data"), serial=None, status="PENDING", action="UPDATE")
     soa_set_version = update(rs).where(rs.c.id == set_id).values(
         version=rs.c.version + 1, updated_at=now)
-    return (take, new_serial, since_now, stamp_records, served_records, zone_active,
-            soa_record, soa_set_version)
+    # All but the records' stamps touch one row by key (``bounded``: on SQLite, no thread
+    # crossing); those two touch as many records as the change has, a whole import's maybe.
+    return (bounded(take), bounded(new_serial), bounded(since_now), stamp_records,
+            served_records, bounded(zone_active), bounded(soa_record), bounded(soa_set_version))
 
 
 (_TAKE, _NEW_SERIAL, _PENDING_SINCE_NOW, _STAMP_RECORDS, _SERVED_RECORDS, _ZONE_ACTIVE,

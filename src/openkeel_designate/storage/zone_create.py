@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.storage import facts, rows
+from openkeel_designate.storage.database import bounded
 from openkeel_designate.storage.models import (
     Blacklist,
     Quota,
@@ -74,7 +75,9 @@ def _statements():  # noqa: ANN202 - prebuilt statements
         *PLACEMENT_PARTS)
     adopt = update(z).where(z.c.id.in_(bindparam("ids", expanding=True))).values(
         parent_zone_id=bindparam("parent_id"), updated_at=bindparam("now"))
-    return (read, insert(z), insert(ZoneAttribute.__table__), insert(ZoneMaster.__table__), adopt,
+    # The new zone's rows (a handful: ``bounded``, on SQLite no thread crossing).
+    return (read, bounded(insert(z)), bounded(insert(ZoneAttribute.__table__)),
+            bounded(insert(ZoneMaster.__table__)), adopt,
             select(z.c.id, z.c.name).where(z.c.id.in_(bindparam("ids", expanding=True))))
 
 

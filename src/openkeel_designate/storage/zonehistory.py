@@ -25,10 +25,13 @@ from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
-from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.database import BOUNDED, Database, bounded
 from openkeel_designate.storage.models import ZoneChange, utcnow
 
 KEEP = 50
+# A compressed snapshot up to this size (a zone of a few thousand records) is written by a
+# statement vouched small (``database.bounded``); a larger one crosses to SQLite's thread.
+SMALL_SNAPSHOT = 64 * 1024
 
 Row = tuple[str, str, int, str]
 
@@ -98,7 +101,8 @@ def _statements():  # noqa: ANN202 - prebuilt statements
     steps = select(zc.c.id, zc.c.serial, zc.c.from_serial).where(of_zone).order_by(zc.c.id)
     steps_from = (select(zc.c.from_serial, zc.c.serial, zc.c.removed, zc.c.added)
                   .where(of_zone, zc.c.id >= bindparam("b_first")).order_by(zc.c.id))
-    return latest, drop_snapshot, append, oldest_kept, prune, latest_serial, steps, steps_from
+    return (latest, bounded(drop_snapshot), append, oldest_kept, bounded(prune), latest_serial,
+            steps, steps_from)
 
 
 (_LATEST, _DROP_SNAPSHOT, _APPEND, _OLDEST_KEPT, _PRUNE, _LATEST_SERIAL, _STEPS,
@@ -143,10 +147,13 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
     connection = await session.connection()
     if after_snapshot:
         await connection.execute(_DROP_SNAPSHOT, {"b_zone_id": zone_id})
+    snapshot = encode_snapshot(served)
+    # One row, but its snapshot is the whole zone: written on the loop's thread while small.
     await connection.execute(_APPEND, {
         "b_zone_id": zone_id, "b_serial": serial, "b_from": from_serial,
         "b_removed": _text(removed), "b_added": _text(added),
-        "b_snapshot": encode_snapshot(served), "b_now": utcnow()})
+        "b_snapshot": snapshot, "b_now": utcnow()},
+        execution_options=BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
     oldest_kept = (await connection.execute(_OLDEST_KEPT, {"b_zone_id": zone_id})).scalar()
     if oldest_kept is not None:
         await connection.execute(_PRUNE, {"b_zone_id": zone_id, "b_oldest": oldest_kept})

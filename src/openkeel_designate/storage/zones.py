@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import json_pairs, rows
-from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.database import Database, bounded
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
 from openkeel_designate.storage.point_reads import Query
@@ -130,7 +130,7 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         version=z.c.version + 1, next_attempt_at=None, error_reason=None,
         pending_since=func.coalesce(z.c.pending_since, now), updated_at=now)
     return ({True: any_zone.with_for_update(), False: visible.with_for_update()},
-            {False: pending, True: pending.values(increment_serial=True)})
+            {False: bounded(pending), True: bounded(pending.values(increment_serial=True))})
 
 
 _LOCKED_READS, _MARK_PENDING = _write_path()

@@ -1,14 +1,19 @@
 """Our SQLite driver (storage/sqlite_driver.py) under SQLAlchemy's async engine, on a real file:
-one thread crossing per statement, and everything a statement reports still right."""
+one thread crossing per statement (none for reads and vouched writes inside a write
+transaction), and everything a statement reports still right."""
 
 from __future__ import annotations
+
+import asyncio
+import sqlite3
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from openkeel_designate.storage import sqlite_driver
-from openkeel_designate.storage.database import Database
+from openkeel_designate.domain import errors
+from openkeel_designate.storage.database import Database, bounded
 
 
 @pytest.fixture
@@ -80,3 +85,71 @@ async def test_a_large_result_comes_back_whole(db):
         result = await conn.stream(text("SELECT name FROM t ORDER BY id"))
         streamed = [row.name async for row in result]
     assert len(streamed) == 5000 and streamed[0] == "n0" and streamed[-1] == "n4999"
+
+
+# --- inside a write transaction: statements on the loop's thread -------------------------------
+
+async def test_a_write_transaction_crosses_only_for_unvouched_writes_and_the_commit(db, crossings):
+    async def work(session):
+        connection = await session.connection()
+        await connection.execute(bounded(text("INSERT INTO t (name) VALUES ('kept')")))
+        assert (await connection.execute(text("SELECT name FROM t"))).scalars().all() == ["kept"]
+        assert crossings == []  # BEGIN IMMEDIATE, the vouched INSERT and the read: no crossing
+        await connection.execute(text("UPDATE t SET name = 'kept!'"))
+        assert crossings == ["_run"]
+
+    await db.transaction(work)
+    assert crossings == ["_run", "commit"]
+    async with db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT name FROM t"))).scalars().all() == ["kept!"]
+
+
+async def test_a_long_read_goes_to_the_thread_and_the_transaction_survives(db, crossings):
+    async with db.engine.begin() as conn:
+        await conn.execute(text("INSERT INTO t (name) VALUES (:n)"),
+                           [{"n": f"n{i}"} for i in range(20000)])
+    crossings.clear()
+
+    async def work(session):
+        connection = await session.connection()
+        await connection.execute(bounded(text("UPDATE t SET name = 'first' WHERE id = 1")))
+        # far over the step budget: interrupted here, read again on the connection's thread
+        rows = (await connection.execute(text("SELECT name FROM t ORDER BY name DESC"))).all()
+        assert len(rows) == 20000 and crossings == ["_run"]
+        await connection.execute(bounded(text("UPDATE t SET name = 'second' WHERE id = 2")))
+
+    await db.transaction(work)
+    async with db.engine.connect() as conn:
+        names = (await conn.execute(text("SELECT name FROM t WHERE id <= 2 ORDER BY id"))).scalars()
+        assert list(names) == ["first", "second"]
+
+
+async def test_a_clash_in_a_vouched_write_rolls_the_whole_transaction_back(db):
+    async def work(session):
+        connection = await session.connection()
+        await connection.execute(bounded(text("INSERT INTO t (name) VALUES ('a')")))
+        await connection.execute(bounded(text("INSERT INTO t (name) VALUES ('a')")))
+
+    with pytest.raises(errors.Duplicate):
+        await db.transaction(work)
+    async with db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM t"))).scalar_one() == 0
+
+
+async def test_begin_waits_on_the_thread_when_another_process_holds_the_lock(db, tmp_path, crossings):
+    other = sqlite3.connect(tmp_path / "driver.sqlite", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO t (name) VALUES ('other')")
+    loop = asyncio.get_running_loop()
+    loop.call_later(0.3, other.execute, "COMMIT")  # the loop stays free while BEGIN waits
+
+    async def work(session):
+        connection = await session.connection()
+        await connection.execute(bounded(text("INSERT INTO t (name) VALUES ('ours')")))
+
+    await db.transaction(work)
+    other.close()
+    assert crossings[0] == "_run"  # BEGIN IMMEDIATE, found the lock taken and waited there
+    async with db.engine.connect() as conn:
+        names = (await conn.execute(text("SELECT name FROM t ORDER BY id"))).scalars().all()
+    assert names == ["other", "ours"]
