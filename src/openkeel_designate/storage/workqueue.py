@@ -34,7 +34,7 @@ from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import Database, bounded
+from openkeel_designate.storage.database import BOUNDED, Database, bounded
 from openkeel_designate.storage.models import (
     PoolNsRecord,
     Record,
@@ -49,6 +49,9 @@ from openkeel_designate.storage.zonesource import SERVED, served_records
 # A claim transaction stops taking zones after this long; the rest go into the next one, so
 # the API's writes are not held off while a large batch is prepared.
 CLAIM_SLICE_SECONDS = 0.05
+# A change of at most this many records (a POST's, not an import's) has its records' stamp
+# and completion vouched small (``database.bounded``: on SQLite no thread crossing).
+SMALL_CHANGE = 100
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class ClaimedZone:
     pending_since: datetime | None = None  # first unserved write: propagation is timed from it
     taken_over: bool = False  # the lease was another worker's, expired (it died or stalled)
     signed: bool = False  # DNSSEC on: mdns transfers it signed (read with the claim)
+    small: bool = False  # at most SMALL_CHANGE records changed: their writes are ``bounded``
 
 
 def _claimable(now):
@@ -97,10 +101,23 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     mname = select(ns.c.hostname).where(ns.c.pool_id == bindparam("pool_id")).order_by(
         ns.c.priority, ns.c.created_at).limit(1)
     soa_target = select(soa_set.scalar_subquery(), mname.scalar_subquery())
-    return idle, busy, read_zone, soa_target
+    # Whether the change is small, counted no further than that (an import's 100,000 records
+    # are not walked to say they are many).
+    unstamped = select(Record.__table__.c.id).where(*_unstamped(bindparam("b_zone_id"))).limit(
+        SMALL_CHANGE + 1)
+    count_unstamped = select(func.count()).select_from(unstamped.subquery())
+    return idle, busy, read_zone, soa_target, count_unstamped
 
 
-_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET = _claim_statements()
+def _unstamped(zone_id):  # noqa: ANN001, ANN202 - a bind parameter; a WHERE clause
+    """The records a claim gives the new serial: changed since the last claim. A record without
+    a serial is always PENDING or ERROR (every write of a record resets both together): saying
+    so lets the index on (zone_id, status) find them instead of walking the zone's records."""
+    r = Record.__table__
+    return r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_(None)
+
+
+_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET, _COUNT_UNSTAMPED = _claim_statements()
 
 
 def _write_statements():  # noqa: ANN202 - prebuilt statements
@@ -120,12 +137,7 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         serial=bindparam("b_serial"), increment_serial=False, pending_since=pending_since)
     since_now = update(z).where(z.c.id == zone_id, z.c.pending_since.is_(None)).values(
         pending_since=now)
-    # A record without a serial is always PENDING or ERROR (every write of a record resets both
-    # together): saying so lets the index on (zone_id, status) find only the changed records
-    # instead of walking the whole zone's.
-    stamp_records = update(r).where(
-        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_(None)
-    ).values(serial=bindparam("b_serial"))
+    stamp_records = update(r).where(*_unstamped(zone_id)).values(serial=bindparam("b_serial"))
     served_records = update(r).where(
         r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_not(None),
         r.c.serial <= bindparam("b_serial")).values(status="ACTIVE", action="NONE")
@@ -139,7 +151,8 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
     soa_set_version = update(rs).where(rs.c.id == set_id).values(
         version=rs.c.version + 1, updated_at=now)
     # All but the records' stamps touch one row by key (``bounded``: on SQLite, no thread
-    # crossing); those two touch as many records as the change has, a whole import's maybe.
+    # crossing); those two touch as many records as the change has, a whole import's maybe
+    # (vouched per execution, ``ClaimedZone.small``).
     return (bounded(take), bounded(new_serial), bounded(since_now), stamp_records,
             served_records, bounded(zone_active), bounded(soa_record), bounded(soa_set_version))
 
@@ -223,11 +236,14 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
             await _record_base(session, zone.id, zone.serial)
-    await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial})
+    small = (await connection.execute(_COUNT_UNSTAMPED, {"b_zone_id": zone.id})).scalar_one() \
+        <= SMALL_CHANGE
+    await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
+                             execution_options=BOUNDED if small else {})
     await change_store.stamp_serial(session, zone.id, zone.serial)
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
-                       zone.transferred_at is not None, zone.pending_since)
+                       zone.transferred_at is not None, zone.pending_since, small=small)
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
@@ -289,7 +305,8 @@ async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,
     else:
         connection = await session.connection()
         await connection.execute(_SERVED_RECORDS, {"b_zone_id": claimed.id,
-                                                   "b_serial": served_serial})
+                                                   "b_serial": served_serial},
+                                 execution_options=BOUNDED if claimed.small else {})
         result = await connection.execute(_ZONE_ACTIVE, {"b_zone_id": claimed.id,
                                                          "b_seq": claimed.change_seq})
         done = result.rowcount == 1
