@@ -26,6 +26,7 @@ from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
 from openkeel_designate.storage.asyncpg_reads import AsyncpgReads, ConnectionLost, Unsupported
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
+from openkeel_designate.storage.wal import Checkpoints
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
 LOG = logging.getLogger(__name__)
@@ -120,6 +121,8 @@ class Database:
         on_file = bool(path) and path != ":memory:" and not path.startswith("file:")
         self._write_turn = WriteTurn(f"{path}.write-turn") if on_file else None
         self._point_reader = PointReader(sync_url(url)) if on_file else None
+        # ... and its log checkpointed off the loop's thread (wal.py says why).
+        self._checkpoints = Checkpoints(self.engine) if on_file else None
 
     @property
     def supports_row_locks(self) -> bool:
@@ -199,7 +202,10 @@ class Database:
         for attempt in range(1, attempts + 1):
             try:
                 async with self._write_session(ahead) as session:
-                    return await work(session)
+                    result = await work(session)
+                if self._checkpoints is not None:
+                    self._checkpoints.committed()
+                return result
             except IntegrityError as exc:
                 # A concurrent writer won a race the rules checked before writing.
                 raise errors.Duplicate("Duplicate resource") from exc
@@ -214,6 +220,8 @@ class Database:
         raise AssertionError("unreachable")
 
     async def dispose(self) -> None:
+        if self._checkpoints is not None:
+            await self._checkpoints.close()
         await self.engine.dispose()
         if self._point_reader is not None:
             self._point_reader.close()
@@ -334,5 +342,6 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API
     cursor.execute("PRAGMA busy_timeout=10000")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA wal_autocheckpoint=0")  # wal.Checkpoints runs them instead
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -28,7 +28,9 @@ bound is how long one runs:
 * a write runs here only when its caller vouched that it touches a handful of rows by key (the
   execution option ``bounded``, ``database.bounded``; the engine's listener sets
   ``bounded_next``). No budget can guard a write: an interrupted INSERT, UPDATE or DELETE rolls
-  the whole transaction back.
+  the whole transaction back;
+* ``BEGIN IMMEDIATE`` runs here when the lock is free at once, and the COMMIT when every write
+  of the transaction ran here (``_ends_here``).
 
 Everything else, and every statement outside a write transaction, crosses as before.
 """
@@ -78,6 +80,8 @@ class OneTripCursor:
         try:
             outcome = connection.run_here(sql, parameters, many, bounded)
             if outcome is None:
+                if not sql.startswith(("SELECT", BEGIN_IMMEDIATE)):
+                    connection.wrote_elsewhere = True
                 outcome = await connection._execute(_run, connection, sql, parameters, many)
         except BaseException:
             connection.in_transaction = True  # unknown after a failure: roll back for real
@@ -136,6 +140,9 @@ class OneTripConnection(aiosqlite.Connection):
     in_transaction = True
     # The next statement's caller vouched that it is small (set by the engine's listener).
     bounded_next = False
+    # A write of the open transaction ran on the connection's thread: not vouched small, so
+    # neither is its COMMIT (the WAL frames of a whole import, say).
+    wrote_elsewhere = False
     # Calls handed to the connection's thread, and those it finished: each counter is written
     # by one thread only. A call still running there (its caller cancelled, say) means the
     # connection is not free for this thread: sqlite3's objects are not safe from two at once.
@@ -200,13 +207,32 @@ class OneTripConnection(aiosqlite.Connection):
     async def rollback(self) -> None:
         """No crossing when nothing is open: SQLAlchemy rolls back every read session at its
         end, and reads run outside transactions here (the driver begins one only to write)."""
-        if self.in_transaction:
+        if not self.in_transaction:
+            return
+        if self._ends_here():
+            self._connection.rollback()  # type: ignore[union-attr]
+        else:
             await super().rollback()
-            self.in_transaction = False
+        self._ended()
 
     async def commit(self) -> None:
-        await super().commit()
+        if self._ends_here():
+            self._connection.commit()  # type: ignore[union-attr]
+        else:
+            await super().commit()
+        self._ended()
+
+    def _ends_here(self) -> bool:
+        """Whether the transaction's COMMIT or ROLLBACK runs on this thread: when every write of
+        it ran here (vouched small), it appends a few pages to the WAL, without fsync
+        (``synchronous = NORMAL``) and without a checkpoint (``wal_autocheckpoint = 0``: the
+        database's checkpoints run on a connection's thread, ``storage/wal.py``)."""
+        return self._connection is not None and not self.wrote_elsewhere \
+            and self._finished == self._sent
+
+    def _ended(self) -> None:
         self.in_transaction = False
+        self.wrote_elsewhere = False
 
 
 def connect(database: str, *, iter_chunk_size: int = 64, **kwargs: Any) -> OneTripConnection:

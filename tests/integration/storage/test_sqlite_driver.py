@@ -5,13 +5,14 @@ transaction), and everything a statement reports still right."""
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
-from openkeel_designate.storage import sqlite_driver
+from openkeel_designate.storage import sqlite_driver, wal
 from openkeel_designate.domain import errors
 from openkeel_designate.storage.database import Database, bounded
 
@@ -99,7 +100,7 @@ async def test_a_write_transaction_crosses_only_for_unvouched_writes_and_the_com
         assert crossings == ["_run"]
 
     await db.transaction(work)
-    assert crossings == ["_run", "commit"]
+    assert crossings == ["_run", "commit"]  # an unvouched write: its COMMIT crosses too
     async with db.engine.connect() as conn:
         assert (await conn.execute(text("SELECT name FROM t"))).scalars().all() == ["kept!"]
 
@@ -153,3 +154,41 @@ async def test_begin_waits_on_the_thread_when_another_process_holds_the_lock(db,
     async with db.engine.connect() as conn:
         names = (await conn.execute(text("SELECT name FROM t ORDER BY id"))).scalars().all()
     assert names == ["other", "ours"]
+
+
+async def test_a_transaction_of_vouched_writes_commits_here(db, crossings):
+    async def work(session):
+        connection = await session.connection()
+        await connection.execute(bounded(text("INSERT INTO t (name) VALUES ('small')")))
+
+    await db.transaction(work)
+    assert crossings == []
+    async with db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT name FROM t"))).scalars().all() == ["small"]
+
+
+async def test_the_log_is_checkpointed_after_every_hundred_writes_not_in_a_commit(db, tmp_path):
+    path = tmp_path / "driver.sqlite"
+    async with db.engine.connect() as conn:
+        assert (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar() == 0
+        await conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")  # the table, in the file
+
+    def in_the_file_itself() -> int:
+        """Rows the database file holds without its write-ahead log."""
+        with sqlite3.connect(f"file:{path}?immutable=1", uri=True) as raw:
+            return raw.execute("SELECT count(*) FROM t").fetchone()[0]
+
+    async def insert(session):
+        await (await session.connection()).execute(
+            bounded(text("INSERT INTO t (name) VALUES (:n)")), {"n": f"n{random.random()}"})
+
+    for _ in range(wal.EVERY - 1):
+        await db.transaction(insert)
+    await asyncio.sleep(0.05)
+    assert in_the_file_itself() == 0  # all in the log: no COMMIT checkpointed
+    await db.transaction(insert)
+    for _ in range(100):  # the checkpoint runs in a task of its own
+        if in_the_file_itself() == wal.EVERY:
+            break
+        await asyncio.sleep(0.02)
+    assert in_the_file_itself() == wal.EVERY
