@@ -1,4 +1,4 @@
-"""SQLite for the async engine with one thread hop per statement.
+"""SQLite for the async engine with at most one thread hop per statement.
 
 SQLite's Python driver blocks, so aiosqlite runs each connection in a thread of its own and hands
 every call across: a statement executed through SQLAlchemy's aiosqlite adapter costs four

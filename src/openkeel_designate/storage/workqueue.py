@@ -69,7 +69,7 @@ class ClaimedZone:
     pending_since: datetime | None = None  # first unserved write: propagation is timed from it
     taken_over: bool = False  # the lease was another worker's, expired (it died or stalled)
     signed: bool = False  # DNSSEC on: mdns transfers it signed (read with the claim)
-    small: bool = False  # at most SMALL_CHANGE records changed: their writes are ``bounded``
+    small: bool = False  # at most SMALL_CHANGE records not ACTIVE: their writes are ``bounded``
 
 
 def _claimable(now):
@@ -101,23 +101,18 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     mname = select(ns.c.hostname).where(ns.c.pool_id == bindparam("pool_id")).order_by(
         ns.c.priority, ns.c.created_at).limit(1)
     soa_target = select(soa_set.scalar_subquery(), mname.scalar_subquery())
-    # Whether the change is small, counted no further than that (an import's 100,000 records
-    # are not walked to say they are many).
-    unstamped = select(Record.__table__.c.id).where(*_unstamped(bindparam("b_zone_id"))).limit(
-        SMALL_CHANGE + 1)
-    count_unstamped = select(func.count()).select_from(unstamped.subquery())
-    return idle, busy, read_zone, soa_target, count_unstamped
-
-
-def _unstamped(zone_id):  # noqa: ANN001, ANN202 - a bind parameter; a WHERE clause
-    """The records a claim gives the new serial: changed since the last claim. A record without
-    a serial is always PENDING or ERROR (every write of a record resets both together): saying
-    so lets the index on (zone_id, status) find them instead of walking the zone's records."""
+    # Whether the change is small: the records not yet ACTIVE, which both the claim's stamp and
+    # the completion touch at most (records of an earlier push that failed included), counted
+    # no further than that (an import's 100,000 records are not walked to say they are many).
     r = Record.__table__
-    return r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_(None)
+    unserved = select(r.c.id).where(
+        r.c.zone_id == bindparam("b_zone_id"), r.c.status.in_(("PENDING", "ERROR"))
+    ).limit(SMALL_CHANGE + 1)
+    count_unserved = select(func.count()).select_from(unserved.subquery())
+    return idle, busy, read_zone, soa_target, count_unserved
 
 
-_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET, _COUNT_UNSTAMPED = _claim_statements()
+_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET, _COUNT_UNSERVED = _claim_statements()
 
 
 def _write_statements():  # noqa: ANN202 - prebuilt statements
@@ -137,7 +132,12 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         serial=bindparam("b_serial"), increment_serial=False, pending_since=pending_since)
     since_now = update(z).where(z.c.id == zone_id, z.c.pending_since.is_(None)).values(
         pending_since=now)
-    stamp_records = update(r).where(*_unstamped(zone_id)).values(serial=bindparam("b_serial"))
+    # The records changed since the last claim. A record without a serial is always PENDING or
+    # ERROR (every write of a record resets both together): saying so lets the index on
+    # (zone_id, status) find them instead of walking the zone's records.
+    stamp_records = update(r).where(
+        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_(None)
+    ).values(serial=bindparam("b_serial"))
     served_records = update(r).where(
         r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_not(None),
         r.c.serial <= bindparam("b_serial")).values(status="ACTIVE", action="NONE")
@@ -236,7 +236,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
             await _record_base(session, zone.id, zone.serial)
-    small = (await connection.execute(_COUNT_UNSTAMPED, {"b_zone_id": zone.id})).scalar_one() \
+    small = (await connection.execute(_COUNT_UNSERVED, {"b_zone_id": zone.id})).scalar_one() \
         <= SMALL_CHANGE
     await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
                              execution_options=BOUNDED if small else {})
