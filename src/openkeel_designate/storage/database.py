@@ -230,6 +230,7 @@ class Database:
 
 
 S = TypeVar("S", bound=Executable)
+BOUNDED = {"bounded": True}
 
 
 def bounded(statement: S) -> S:
@@ -241,9 +242,6 @@ def bounded(statement: S) -> S:
     may. For one execution only: ``execution_options=BOUNDED``. Elsewhere the mark does
     nothing."""
     return statement.execution_options(**BOUNDED)
-
-
-BOUNDED = {"bounded": True}
 
 
 def _note_bounded(conn, _cursor, _statement, _parameters, context, _many) -> None:  # noqa: ANN001
