@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, case, delete, or_, select, update
+from sqlalchemy import ColumnElement, bindparam, case, delete, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.dnswire.zonedata import SealedKey, ZoneSigning
@@ -63,17 +63,15 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     """What every claim asks of the DNSSEC tables, built once (``workqueue._write_statements``
     says why)."""
     zd = ZoneDnssec.__table__
-    signed_among = select(zd.c.zone_id).where(
-        zd.c.zone_id.in_(bindparam("b_zone_ids", expanding=True)), zd.c.enabled.is_(True))
     now = bindparam("b_now")
     later = case((or_(zd.c.epoch.is_(None), zd.c.epoch < now), now), else_=zd.c.epoch + 1)
     advance_epoch = (update(zd).where(zd.c.zone_id == bindparam("b_zone_id"),
                                       zd.c.epoch_due.is_(True))
                      .values(epoch=later, epoch_serial=bindparam("b_serial"), epoch_due=False))
-    return signed_among, bounded(advance_epoch)
+    return bounded(advance_epoch)
 
 
-_SIGNED_AMONG, _ADVANCE_EPOCH = _claim_statements()
+_ADVANCE_EPOCH = _claim_statements()
 
 
 def _signing_statements():  # noqa: ANN202 - prebuilt statements
@@ -89,11 +87,12 @@ def _signing_statements():  # noqa: ANN202 - prebuilt statements
 _SETTING, _SEALED_KEYS = _signing_statements()
 
 
-async def signed_among(session: AsyncSession, zone_ids: list[str]) -> set[str]:
-    """Which of the zones have DNSSEC on, i.e. mdns transfers them signed (one read for a
-    whole claim: the worker's pushes need it, and a read each was a session per zone)."""
-    rows = await (await session.connection()).execute(_SIGNED_AMONG, {"b_zone_ids": zone_ids})
-    return set(rows.scalars())
+def is_signed(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
+    """Whether the zone ``zone_id`` has DNSSEC on, i.e. mdns transfers it signed: a column of
+    the claim's read of the zone (the worker's push needs it; a read of its own cost a
+    statement per claim)."""
+    zd = ZoneDnssec.__table__
+    return exists().where(zd.c.zone_id == zone_id, zd.c.enabled.is_(True)).label("signed")
 
 
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:

@@ -95,24 +95,27 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     idle = candidates.order_by(z.c.updated_at).limit(bindparam("limit"))
     busy = candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))).order_by(
         z.c.updated_at).limit(bindparam("limit"))
-    read_zone = select(*rows.table_columns(Zone)).where(z.c.id == bindparam("zone_id"))
     # The SOA recordset of the zone and its MNAME (the pool's first NS record) in one read.
     soa_set = select(rs.c.id).where(rs.c.zone_id == bindparam("zone_id"), rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == bindparam("pool_id")).order_by(
         ns.c.priority, ns.c.created_at).limit(1)
     soa_target = select(soa_set.scalar_subquery(), mname.scalar_subquery())
-    # Whether the change is small: the records not yet ACTIVE, which both the claim's stamp and
-    # the completion touch at most (records of an earlier push that failed included), counted
-    # no further than that (an import's 100,000 records are not walked to say they are many).
+    # The zone read with two more columns, each a statement of its own before: whether it is
+    # signed, and whether the change is small: the records not yet ACTIVE, which both the
+    # claim's stamp and the completion touch at most (records of an earlier push that failed
+    # included), counted no further than that (an import's 100,000 records are not walked to
+    # say they are many). Counted before the claim sets the SOA record PENDING: one more.
     r = Record.__table__
+    zone_id = bindparam("b_zone_id")
     unserved = select(r.c.id).where(
-        r.c.zone_id == bindparam("b_zone_id"), r.c.status.in_(("PENDING", "ERROR"))
-    ).limit(SMALL_CHANGE + 1)
-    count_unserved = select(func.count()).select_from(unserved.subquery())
-    return idle, busy, read_zone, soa_target, count_unserved
+        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR"))).limit(SMALL_CHANGE)
+    count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
+    read_zone = select(*rows.table_columns(Zone), dnssec_store.is_signed(z.c.id),
+                       count_unserved.label("unserved")).where(z.c.id == zone_id)
+    return idle, busy, read_zone, soa_target
 
 
-_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET, _COUNT_UNSERVED = _claim_statements()
+_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET = _claim_statements()
 
 
 def _write_statements():  # noqa: ANN202 - prebuilt statements
@@ -203,9 +206,7 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
             taken.append(dataclasses.replace(result, taken_over=taken_over))
         if time.monotonic() - started > CLAIM_SLICE_SECONDS:
             break
-    signed = await dnssec_store.signed_among(session, [zone.id for zone in taken]) \
-        if taken else set()
-    return tried, [dataclasses.replace(zone, signed=zone.id in signed) for zone in taken]
+    return tried, taken
 
 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
@@ -217,7 +218,10 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         "b_expires": now + timedelta(seconds=lease_seconds)})
     if taken.rowcount != 1:
         return None
-    zone = rows.frozen(Zone, (await connection.execute(_READ_ZONE, {"zone_id": zone_id})).one())
+    read = (await connection.execute(_READ_ZONE, {"b_zone_id": zone_id})).one()
+    zone = rows.frozen(Zone, read)
+    # the SOA record the claim makes PENDING is the one more than those counted
+    small = read.unserved < SMALL_CHANGE
     pending_since = zone.pending_since or now
     if zone.increment_serial and zone.action != "DELETE":
         old_serial = zone.serial
@@ -236,14 +240,13 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
             await _record_base(session, zone.id, zone.serial)
-    small = (await connection.execute(_COUNT_UNSERVED, {"b_zone_id": zone.id})).scalar_one() \
-        <= SMALL_CHANGE
     await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
                              execution_options=BOUNDED if small else {})
     await change_store.stamp_serial(session, zone.id, zone.serial)
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
-                       zone.transferred_at is not None, zone.pending_since, small=small)
+                       zone.transferred_at is not None, zone.pending_since,
+                       signed=bool(read.signed), small=small)
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,

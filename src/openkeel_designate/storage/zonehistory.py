@@ -91,9 +91,11 @@ def _statements():  # noqa: ANN202 - prebuilt statements
         zone_id=zone_id, serial=bindparam("b_serial"), from_serial=bindparam("b_from"),
         removed=bindparam("b_removed"), added=bindparam("b_added"),
         snapshot=bindparam("b_snapshot"), created_at=bindparam("b_now"))
+    # The steps older than the KEEP newest, in one statement (none while there are fewer:
+    # the subquery is then NULL). MariaDB takes the subquery on the table it deletes from.
     oldest_kept = (select(zc.c.id).where(of_zone).order_by(zc.c.id.desc())
-                   .offset(KEEP - 1).limit(1))
-    prune = delete(zc).where(of_zone, zc.c.id < bindparam("b_oldest"))
+                   .offset(KEEP - 1).limit(1)).scalar_subquery()
+    prune = delete(zc).where(of_zone, zc.c.id < oldest_kept)
     latest_serial = (select(zc.c.serial).where(of_zone, zc.c.snapshot.is_not(None))
                      .order_by(zc.c.id.desc()).limit(1))
     # mdns's reads for an IXFR: the chain of steps, then the differences from where it starts
@@ -101,12 +103,11 @@ def _statements():  # noqa: ANN202 - prebuilt statements
     steps = select(zc.c.id, zc.c.serial, zc.c.from_serial).where(of_zone).order_by(zc.c.id)
     steps_from = (select(zc.c.from_serial, zc.c.serial, zc.c.removed, zc.c.added)
                   .where(of_zone, zc.c.id >= bindparam("b_first")).order_by(zc.c.id))
-    return (latest, bounded(drop_snapshot), append, oldest_kept, bounded(prune), latest_serial,
-            steps, steps_from)
+    return (latest, bounded(drop_snapshot), append, bounded(prune), latest_serial, steps,
+            steps_from)
 
 
-(_LATEST, _DROP_SNAPSHOT, _APPEND, _OLDEST_KEPT, _PRUNE, _LATEST_SERIAL, _STEPS,
- _STEPS_FROM) = _statements()
+(_LATEST, _DROP_SNAPSHOT, _APPEND, _PRUNE, _LATEST_SERIAL, _STEPS, _STEPS_FROM) = _statements()
 
 
 async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, new_serial: int,
@@ -154,9 +155,7 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
         "b_removed": _text(removed), "b_added": _text(added),
         "b_snapshot": snapshot, "b_now": utcnow()},
         execution_options=BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
-    oldest_kept = (await connection.execute(_OLDEST_KEPT, {"b_zone_id": zone_id})).scalar()
-    if oldest_kept is not None:
-        await connection.execute(_PRUNE, {"b_zone_id": zone_id, "b_oldest": oldest_kept})
+    await connection.execute(_PRUNE, {"b_zone_id": zone_id})
 
 
 async def latest_serial(session: AsyncSession, zone_id: str) -> int | None:
