@@ -114,6 +114,9 @@ class Runtime:
         if "worker" in self.roles:
             self.worker = Worker(self.conf, self.db, self.services.notifier)
             self.services.wake_listeners.append(self.worker.wake)
+            for server in self._dns:
+                if isinstance(server, BuiltinNameserver):
+                    server.store.changed_listeners.append(self.worker.served_here)
             self._tasks.append(asyncio.create_task(self.worker.run()))
         idle: list[str] = []  # asked for (by default) but with nothing to do as configured
         if "sink" in self.roles:

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +99,10 @@ class ZoneStore:
     def __init__(self, data_dir: str | None):
         self.data_dir = Path(data_dir) if data_dir else None
         self._zones: dict[dns.name.Name, ServedZone] = {}
+        # Called with the zone's name (text, absolute) each time what is served of a zone
+        # changes: a new version swapped in, or the zone dropped. In one process with the
+        # worker, its SOA poll of this server goes at once instead of at its next back-off.
+        self.changed_listeners: list[Callable[[str], None]] = []
 
     def __contains__(self, name: dns.name.Name) -> bool:
         return name in self._zones
@@ -125,6 +130,7 @@ class ZoneStore:
         the one being served, changed in place (``dnswire.inbound`` builds a new one)."""
         served = await ServedZone.build(zone)
         self._zones[zone.origin] = served
+        self._changed(zone.origin)
         if self.data_dir is not None:
             text = await slices.drive(_zone_text(zone))
             await asyncio.to_thread(self._write, zone.origin, text)
@@ -133,10 +139,20 @@ class ZoneStore:
     async def drop(self, name: dns.name.Name) -> bool:
         """Stop serving ``name`` and forget it on disk; whether it was served."""
         existed = self._zones.pop(name, None) is not None
+        if existed:
+            self._changed(name)
         if self.data_dir is not None:
             with contextlib.suppress(FileNotFoundError):
                 await asyncio.to_thread(os.unlink, self._path(name))
         return existed
+
+    def _changed(self, name: dns.name.Name) -> None:
+        text = name.to_text()
+        for listener in self.changed_listeners:
+            try:
+                listener(text)
+            except Exception:  # a listener's failure never fails serving the zone
+                log.exception("listener of zone changes failed for %s", text)
 
     def load(self) -> list[dns.name.Name]:
         """Read every persisted zone (at start); unreadable files are logged and skipped."""
