@@ -1,10 +1,11 @@
 """Keeping secondary zones in step with the masters (mdns): the RFC 1996 / RFC 1034 refresh cycle.
 
-A refresh asks a master for the SOA: NO_ZONE means the zone was deleted there (mdns refuses zones
-being deleted), so it is dropped here too; a newer serial (RFC 1982) means an IXFR from the served
-serial (mdns answers with the difference, so a one-record change to a large zone moves one record),
-falling back to a full transfer when the difference does not apply; an unknown zone means a full
-transfer.  Either way the new version is a new zone object, parsed and indexed in slices of the
+A refresh of a served zone asks a master for an IXFR from the served serial (RFC 1995: mdns answers
+with the difference, so a one-record change to a large zone moves one record, or with the SOA alone
+when nothing is newer). Only if that fails is the SOA asked: NO_ZONE means the zone was deleted
+there (mdns refuses zones being deleted), so it is dropped here too; a newer serial (RFC 1982)
+means a full transfer, the difference having not applied. A zone not served yet is transferred
+whole.  Either way the new version is a new zone object, parsed and indexed in slices of the
 event loop (``dnswire.inbound``, ``ZoneStore.put``) while the old one keeps answering, then
 swapped in by one assignment.  Refreshes of one zone never overlap: a NOTIFY arriving
 during a transfer only marks the zone for one more check afterwards, so a burst of NOTIFYs costs
@@ -111,6 +112,13 @@ class Refresher:
         for host, port in self._ordered(prefer):
             served = self.store.get(name)
             if served is not None:
+                # A served zone is asked for its difference at once: the IXFR answer starts
+                # with the master's SOA, the SOA alone when nothing changed, so a SOA query
+                # before it cost mdns a read and a round trip on every change. Only when the
+                # IXFR fails is the SOA asked, to tell a zone deleted at the master from one
+                # whose difference does not apply (then transferred whole).
+                if await self._incremental(served.zone, host, port):
+                    return True
                 result = await query_soa(name, host, port, timeout=self.soa_timeout)
                 if result.status is SoaStatus.ERROR:
                     continue
@@ -120,8 +128,6 @@ class Refresher:
                                  host, port)
                     return True
                 if not serial_gt(result.serial, served.serial):
-                    return True
-                if await self._incremental(served.zone, host, port):
                     return True
             # A zone not served yet is transferred without asking for its SOA first: the AXFR
             # starts with it, and a master without the zone refuses the transfer as it would
@@ -139,16 +145,19 @@ class Refresher:
         return False
 
     async def _incremental(self, zone: dns.zone.Zone, host: str, port: int) -> bool:
-        """IXFR from the served zone to a new version; False (nothing swapped) means: transfer
-        it whole."""
+        """IXFR from the served zone to a new version, swapped in; True also when the master
+        has nothing newer (the same object comes back: nothing to swap). False: the master
+        refused (the zone may be gone there) or the difference did not apply."""
         try:
             updated = await ixfr(zone, host, port, timeout=self.xfr_timeout,
                                  first_timeout=self.xfr_first_timeout,
                                  lifetime=self.xfr_lifetime)
         except (OSError, DnsTransferError) as exc:
-            log.info("IXFR of %s from %s:%s failed (%s); trying AXFR", zone.origin, host, port,
-                     exc)
+            log.info("IXFR of %s from %s:%s failed (%s); asking its SOA", zone.origin, host,
+                     port, exc)
             return False
+        if updated is zone:
+            return True
         served = await self.store.put(updated)
         log.info("zone %s updated to serial %s by IXFR from %s:%s", zone.origin, served.serial,
                  host, port)
