@@ -7,7 +7,7 @@ time (each polled until ACTIVE, then a pause) and as many recordsets, and prints
 median time from the POST it follows ("completion end": ACTIVE committed). Printed, never
 asserted.
 
-    .venv/bin/python bench/push_timeline.py [--samples 30] [--poll-ms 2]
+    .venv/bin/python bench/push_timeline.py [--samples 30] [--poll-ms 2] [--server-src /tmp/base/src]
 """
 
 from __future__ import annotations
@@ -85,13 +85,16 @@ def main() -> int:
     ap.add_argument("--poll-ms", type=float, default=2.0,
                     help="the client's GET polls until ACTIVE: each one is CPU of the server's "
                          "loop, so frequent polls slow the steps they time; the marks stay exact")
+    ap.add_argument("--server-src", type=Path, default=None,
+                    help="serve this source tree instead (e.g. an older commit's, from git archive)")
     args = ap.parse_args()
     poll = args.poll_ms / 1000
+    path = [str(BENCH / "timeline_hooks")] + ([str(args.server_src)] if args.server_src else [])
     with tempfile.TemporaryDirectory(prefix="okd-timeline-") as scratch:
         trace = Path(scratch) / "marks.txt"
         server = ServerProcess(options={"DEFAULT": dict(BENCH_QUOTAS)}, project="bench",
                                wait_dns=True, start_timeout=120,
-                               env={"PYTHONPATH": str(BENCH / "timeline_hooks"),
+                               env={"PYTHONPATH": ":".join(path),
                                     "OKD_TIMELINE": str(trace)})
         server.start()
         try:
