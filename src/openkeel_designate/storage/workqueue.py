@@ -256,9 +256,11 @@ async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None:
-    if await zonehistory.latest_serial(session, zone_id) == serial:
+    latest = await zonehistory.latest_serial(session, zone_id)
+    if latest == serial:
         return  # a retry: the history already starts here (one indexed read, no zone read)
-    await zonehistory.record_base(session, zone_id, serial, await _served_set(session, zone_id))
+    await zonehistory.record_base(session, zone_id, serial, await _served_set(session, zone_id),
+                                  after=latest)
 
 
 async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:

@@ -130,21 +130,26 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
                   after_snapshot=latest is not None)
 
 
-async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row]) -> None:
+async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row], *,
+                      after: int | None) -> None:
     """Start the history at ``serial`` with the zone's served set (``history_row``).
 
     Called when a zone goes out without a new serial — its creation or import — and
     ``latest_serial`` is not already ``serial``, so that the first change after it is already a
     difference: a secondary that transferred the creation serial then gets that change by IXFR
-    instead of the whole zone again."""
-    await _append(session, zone_id, serial, None, set(), set(), served, after_snapshot=True)
+    instead of the whole zone again. ``after``: ``latest_serial`` as read before (None: the
+    zone has no history yet, as a new zone: nothing to clear or prune)."""
+    await _append(session, zone_id, serial, None, set(), set(), served,
+                  after_snapshot=after is not None)
 
 
 async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial: int | None,
                   removed: set[Row], added: set[Row], served: set[Row], *,
                   after_snapshot: bool) -> None:
     """The new newest row, which alone keeps the snapshot; then the oldest beyond ``KEEP`` go.
-    ``after_snapshot``: an older row may still hold one (it is cleared first)."""
+    ``after_snapshot``: an older row may still hold one (it is cleared first). Without one the
+    zone has no rows at all (the newest row always keeps its snapshot, and ``forget`` removes
+    them all), so there is nothing to prune either: a new zone's claim skips both statements."""
     connection = await session.connection()
     if after_snapshot:
         await connection.execute(_DROP_SNAPSHOT, {"b_zone_id": zone_id})
@@ -155,7 +160,8 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
         "b_removed": _text(removed), "b_added": _text(added),
         "b_snapshot": snapshot, "b_now": utcnow()},
         execution_options=BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
-    await connection.execute(_PRUNE, {"b_zone_id": zone_id})
+    if after_snapshot:
+        await connection.execute(_PRUNE, {"b_zone_id": zone_id})
 
 
 async def latest_serial(session: AsyncSession, zone_id: str) -> int | None:
