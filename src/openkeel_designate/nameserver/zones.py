@@ -2,9 +2,11 @@
 
 A zone is replaced as a whole (a finished transfer swaps the object), so a query never sees half a
 transfer.  Each zone is also written to ``<data_dir>/<zone name>zone`` (e.g. ``example.org.zone``)
-through a temporary file and an atomic rename.  Names with other characters are spelled in hex,
-and names too long for a file name (a zone name may take 253 characters, a file name 255 bytes
-with the ``.tmp`` suffix included) by a SHA-256 digest: the file's ``$ORIGIN`` names the zone.
+through a temporary file and an atomic rename; a later version that changed a few names (an
+IXFR's) is appended to the file's journal instead (``<file>.jnl``, ``journal``), until the
+journal outgrows the file.  Names with other characters are spelled in hex, and names too long
+for a file name (a zone name may take 253 characters, a file name 255 bytes with the ``.tmp`` or
+``.jnl`` suffix included) by a SHA-256 digest: the file's ``$ORIGIN`` names the zone.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import dns.name
@@ -26,6 +28,7 @@ import dns.rdtypes.ANY.SOA
 import dns.zone
 
 from openkeel_designate import slices
+from openkeel_designate.nameserver import journal
 from openkeel_designate.nameserver.dnssec import Chain, chain_of, hidden_names
 
 log = logging.getLogger(__name__)
@@ -103,6 +106,9 @@ class ZoneStore:
         # changes: a new version swapped in, or the zone dropped. In one process with the
         # worker, its SOA poll of this server goes at once instead of at its next back-off.
         self.changed_listeners: list[Callable[[str], None]] = []
+        # zone → bytes of its file and of its journal, for zones whose file and journal hold
+        # exactly the version served (only those may be journalled further)
+        self._on_disk: dict[dns.name.Name, _OnDisk] = {}
 
     def __contains__(self, name: dns.name.Name) -> bool:
         return name in self._zones
@@ -129,21 +135,44 @@ class ZoneStore:
         query sees the old version or the new one, whole.  ``zone`` must be a new object, never
         the one being served, changed in place (``dnswire.inbound`` builds a new one)."""
         served = await ServedZone.build(zone)
+        before = self._zones.get(zone.origin)
         self._zones[zone.origin] = served
         self._changed(zone.origin)
         if self.data_dir is not None:
-            text = await slices.drive(_zone_text(zone))
-            await asyncio.to_thread(self._write, zone.origin, text)
+            await self._persist(zone, before.zone if before is not None else None)
         return served
+
+    async def _persist(self, zone: dns.zone.Zone, before: dns.zone.Zone | None) -> None:
+        """The new version on disk: its changes appended to the journal when the file and
+        journal hold ``before`` and the change is small, else the file written whole."""
+        origin = zone.origin
+        on_disk = self._on_disk.pop(origin, None)
+        if on_disk is not None and before is not None and on_disk.journal <= max(
+                journal.MIN_FOLD_BYTES, on_disk.file // 2):
+            found = await slices.drive(journal.changes(before, zone))
+            if found is not None:
+                text = journal.entry(zone, _serial(zone), found)
+                if not on_disk.journal:  # the first entry after the file: the journal starts
+                    text = journal.header(on_disk.base) + text
+                await asyncio.to_thread(self._append, origin, text)
+                self._on_disk[origin] = replace(
+                    on_disk, journal=on_disk.journal + len(text))
+                return
+        text = await slices.drive(_zone_text(zone))
+        await asyncio.to_thread(self._write, origin, text)
+        self._on_disk[origin] = _OnDisk(sum(map(len, text)), 0, _serial(zone))
 
     async def drop(self, name: dns.name.Name) -> bool:
         """Stop serving ``name`` and forget it on disk; whether it was served."""
         existed = self._zones.pop(name, None) is not None
+        self._on_disk.pop(name, None)
         if existed:
             self._changed(name)
         if self.data_dir is not None:
-            with contextlib.suppress(FileNotFoundError):
-                await asyncio.to_thread(os.unlink, self._path(name))
+            path = self._path(name)
+            for gone in (path, _journal_path(path)):
+                with contextlib.suppress(FileNotFoundError):
+                    await asyncio.to_thread(os.unlink, gone)
         return existed
 
     def _changed(self, name: dns.name.Name) -> None:
@@ -165,9 +194,30 @@ class ZoneStore:
             except Exception as exc:
                 log.warning("cannot load persisted zone %s: %s", path, exc)
                 continue
+            base = _serial(zone)
+            whole = self._replay(zone, path)
             self._zones[zone.origin] = ServedZone.of(zone)
+            if whole:  # else the next version is written whole (and the journal restarted)
+                self._on_disk[zone.origin] = _OnDisk(
+                    path.stat().st_size, _size(_journal_path(path)), base)
             loaded.append(zone.origin)
         return loaded
+
+    @staticmethod
+    def _replay(zone: dns.zone.Zone, path: Path) -> bool:
+        """The zone's journal applied to its file's version; whether it applied whole."""
+        try:
+            text = _journal_path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return True
+        try:
+            whole, applied = journal.replay(zone, text)
+        except Exception as exc:  # a damaged journal: the file's version, re-checked at start
+            log.warning("journal of %s not applied: %s", path, exc)
+            return False
+        if not whole:
+            log.warning("journal of %s applied up to entry %d only", path, applied)
+        return whole
 
     def _path(self, name: dns.name.Name) -> Path:
         assert self.data_dir is not None
@@ -188,6 +238,37 @@ class ZoneStore:
         with open(temporary, "w", encoding="utf-8") as output:
             output.writelines(text)
         os.replace(temporary, path)
+        # The journal followed the file replaced (a crash before this leaves one whose base is
+        # another serial: not applied, and the next version written whole).
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_journal_path(path))
+
+    def _append(self, origin: dns.name.Name, text: str) -> None:
+        """In a thread: one entry at the end of the zone's journal."""
+        with open(_journal_path(self._path(origin)), "a", encoding="utf-8") as output:
+            output.write(text)
+
+
+@dataclass(frozen=True)
+class _OnDisk:
+    file: int  # bytes of the zone file
+    journal: int  # bytes of its journal (0: none yet)
+    base: int  # the serial of the zone file
+
+
+def _journal_path(path: Path) -> Path:
+    return path.with_name(path.name + journal.SUFFIX)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _serial(zone: dns.zone.Zone) -> int:
+    return zone.get_rdataset(zone.origin, dns.rdatatype.SOA)[0].serial
 
 
 def _zone_text(zone: dns.zone.Zone) -> slices.Work[list[str]]:

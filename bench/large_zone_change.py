@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""What one change costs in a large zone, on the embedded default (built-in nameserver).
+
+Imports a zone of ``--records`` records (``import_big.zone_file``), waits until it is ACTIVE,
+then creates ``--changes`` recordsets in it one after the other, each awaited ACTIVE, and prints
+the serving process's CPU per change (user + system, from /proc) and the median time to ACTIVE.
+``--server-src`` serves another source tree (e.g. an older commit's, from git archive), so the
+two can be run back to back. Printed, never asserted.
+
+    .venv/bin/python bench/large_zone_change.py [--records 10000] [--changes 15] [--server-src DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from import_big import import_once, zone_file  # noqa: E402
+from stats import cpu_seconds  # noqa: E402
+from targets import BENCH_QUOTAS, ServerProcess  # noqa: E402
+
+ZONE = "large.bench.example."
+PROJECT = "bench"
+
+
+async def changes(server: ServerProcess, count: int) -> tuple[list[float], list[float]]:
+    """CPU seconds of the server and seconds to ACTIVE, per recordset create."""
+    pid = server.pid
+    assert pid is not None
+    cpu, took = [], []
+    async with httpx.AsyncClient(base_url=server.api_url, headers={"X-Auth-Project-Id": PROJECT},
+                                 timeout=120) as client:
+        zone = (await client.get("/v2/zones", params={"name": ZONE})).json()["zones"][0]
+        for index in range(count):
+            before, started = cpu_seconds([pid]), time.perf_counter()
+            made = (await client.post(f"/v2/zones/{zone['id']}/recordsets", json={
+                "name": f"change{index}.{ZONE}", "type": "A", "records": ["192.0.2.1"]})).json()
+            path = f"/v2/zones/{zone['id']}/recordsets/{made['id']}"
+            while (await client.get(path)).json()["status"] != "ACTIVE":
+                await asyncio.sleep(0.01)
+            took.append(time.perf_counter() - started)
+            await asyncio.sleep(0.3)  # the push's epilogue (observations, the nameserver's file)
+            cpu.append(cpu_seconds([pid]) - before)
+    return cpu, took
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=10_000)
+    ap.add_argument("--changes", type=int, default=15)
+    ap.add_argument("--server-src", type=Path, default=None)
+    args = ap.parse_args()
+    env = {"PYTHONPATH": str(args.server_src)} if args.server_src else {}
+    quotas = dict(BENCH_QUOTAS, quota_zone_records=args.records * 2,
+                  quota_zone_recordsets=args.records * 2)
+    body = len(zone_file(ZONE, args.records)) * 2
+    server = ServerProcess(options={"DEFAULT": quotas,
+                                    "oslo_middleware": {"max_request_body_size": body}},
+                           project=PROJECT, wait_dns=True,
+                           start_timeout=120, env=env)
+    server.start()
+    try:
+        imported = asyncio.run(import_once(server.api_url, PROJECT, server.ns_port, ZONE,
+                                           zone_file(ZONE, args.records), timeout=600))
+        if "error" in imported:
+            print(f"import failed: {imported['error']}")
+            return 1
+        cpu, took = asyncio.run(changes(server, args.changes))
+    finally:
+        server.stop()
+    print(f"{args.records} records, {args.changes} recordset creates one after the other"
+          f"{', server ' + str(args.server_src) if args.server_src else ''}: server CPU per "
+          f"change median {1000 * statistics.median(cpu):.0f} ms (min {1000 * min(cpu):.0f}); "
+          f"POST -> ACTIVE median {1000 * statistics.median(took):.0f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The built-in nameserver's zone files: small changes appended to a journal, replayed at start."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dns.name
+import dns.node
+import dns.rdata
+import dns.rdataclass
+import dns.rdatatype
+import dns.zone
+import pytest
+
+from openkeel_designate.nameserver import journal
+from openkeel_designate.nameserver.zones import ZoneStore
+
+ORIGIN = dns.name.from_text("example.org.")
+
+
+def first_version(records: int = 40) -> dns.zone.Zone:
+    text = ["@ 300 IN SOA ns1.example.org. hostmaster.example.org. 1 3600 600 86400 300",
+            "@ 300 IN NS ns1.example.org."]
+    text += [f"h{i} 300 IN A 192.0.2.{i % 250 + 1}" for i in range(records)]
+    return dns.zone.from_text("\n".join(text), origin=ORIGIN, relativize=False)
+
+
+def next_version(zone: dns.zone.Zone, serial: int, set_a: dict[str, str | None]) -> dns.zone.Zone:
+    """A new version as an IXFR makes it: the node map copied, only changed nodes new."""
+    new = dns.zone.Zone(ORIGIN, relativize=False)
+    new.nodes = dict(zone.nodes)
+    soa_node = dns.node.Node()
+    old_soa = zone.get_rdataset(ORIGIN, dns.rdatatype.SOA)
+    soa_set = soa_node.find_rdataset(dns.rdataclass.IN, dns.rdatatype.SOA, create=True)
+    soa_set.add(old_soa[0].replace(serial=serial), old_soa.ttl)
+    ns = zone.get_rdataset(ORIGIN, dns.rdatatype.NS)
+    soa_node.find_rdataset(dns.rdataclass.IN, dns.rdatatype.NS, create=True).update(ns)
+    new.nodes[ORIGIN] = soa_node
+    for label, address in set_a.items():
+        name = dns.name.from_text(label, ORIGIN)
+        if address is None:
+            del new.nodes[name]
+            continue
+        node = dns.node.Node()
+        rdataset = node.find_rdataset(dns.rdataclass.IN, dns.rdatatype.A, create=True)
+        rdataset.add(dns.rdata.from_text("IN", "A", address), 300)
+        new.nodes[name] = node
+    return new
+
+
+def same(a: dns.zone.Zone, b: dns.zone.Zone) -> bool:
+    return a.to_text(relativize=False, sorted=True) == b.to_text(relativize=False, sorted=True)
+
+
+def files(tmp_path: Path) -> dict[str, str]:
+    return {path.name: path.read_text() for path in tmp_path.iterdir()}
+
+
+async def test_a_small_change_is_appended_and_replayed_at_start(tmp_path: Path) -> None:
+    store = ZoneStore(str(tmp_path))
+    v1 = first_version()
+    await store.put(v1)
+    zone_file = files(tmp_path)["example.org.zone"]
+    v2 = next_version(v1, 2, {"h3": "198.51.100.3", "new": "198.51.100.9", "h5": None})
+    await store.put(v2)
+    on_disk = files(tmp_path)
+    assert on_disk["example.org.zone"] == zone_file  # not rewritten
+    assert on_disk["example.org.zone.jnl"].startswith("$BASE 1\n$ENTRY 2\n")
+    v3 = next_version(v2, 3, {"h7": "198.51.100.7"})
+    await store.put(v3)
+    restarted = ZoneStore(str(tmp_path))
+    assert restarted.load() == [ORIGIN]
+    assert same(restarted.get(ORIGIN).zone, v3)
+    v4 = next_version(restarted.get(ORIGIN).zone, 4, {"h8": "198.51.100.8"})
+    await restarted.put(v4)  # journalled further after a whole replay
+    assert "$ENTRY 4\n" in files(tmp_path)["example.org.zone.jnl"]
+    again = ZoneStore(str(tmp_path))
+    again.load()
+    assert same(again.get(ORIGIN).zone, v4)
+
+
+async def test_a_version_sharing_little_is_written_whole(tmp_path: Path) -> None:
+    store = ZoneStore(str(tmp_path))
+    await store.put(first_version())
+    text = first_version().to_text(relativize=False).replace(" 1 3600 ", " 2 3600 ")
+    await store.put(dns.zone.from_text(text, origin=ORIGIN, relativize=False))  # as an AXFR's
+    on_disk = files(tmp_path)
+    assert "example.org.zone.jnl" not in on_disk
+    assert " 2 3600 600 86400 300" in on_disk["example.org.zone"]
+
+
+async def test_the_journal_is_folded_into_the_file_once_it_outgrows_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(journal, "MIN_FOLD_BYTES", 200)
+    store = ZoneStore(str(tmp_path))
+    zone = first_version(records=8)
+    await store.put(zone)
+    for serial in range(2, 12):
+        zone = next_version(zone, serial, {"h1": f"198.51.100.{serial}"})
+        await store.put(zone)
+    on_disk = files(tmp_path)
+    assert len(on_disk.get("example.org.zone.jnl", "")) < 400  # ten entries would be ~1,700
+    restarted = ZoneStore(str(tmp_path))
+    restarted.load()
+    assert same(restarted.get(ORIGIN).zone, zone)
+
+
+async def test_an_entry_cut_short_stops_the_replay_and_the_next_version_is_written_whole(
+        tmp_path: Path) -> None:
+    store = ZoneStore(str(tmp_path))
+    v1 = first_version()
+    await store.put(v1)
+    v2 = next_version(v1, 2, {"h3": "198.51.100.3"})
+    await store.put(v2)
+    await store.put(next_version(v2, 3, {"h4": "198.51.100.4"}))
+    path = tmp_path / "example.org.zone.jnl"
+    text = path.read_text()
+    path.write_text(text[:text.rindex("$END")])  # the process died while appending
+    restarted = ZoneStore(str(tmp_path))
+    restarted.load()
+    assert same(restarted.get(ORIGIN).zone, v2)
+    v3 = next_version(restarted.get(ORIGIN).zone, 3, {"h9": "198.51.100.99"})
+    await restarted.put(v3)
+    assert "example.org.zone.jnl" not in files(tmp_path)  # written whole again
+    again = ZoneStore(str(tmp_path))
+    again.load()
+    assert same(again.get(ORIGIN).zone, v3)
+
+
+async def test_a_journal_of_another_file_version_is_not_applied(tmp_path: Path) -> None:
+    store = ZoneStore(str(tmp_path))
+    v1 = first_version()
+    await store.put(v1)
+    await store.put(next_version(v1, 2, {"h3": "198.51.100.3"}))
+    path = tmp_path / "example.org.zone.jnl"
+    path.write_text(path.read_text().replace("$BASE 1", "$BASE 77"))
+    restarted = ZoneStore(str(tmp_path))
+    restarted.load()
+    assert same(restarted.get(ORIGIN).zone, v1)
+
+
+async def test_dropping_a_zone_removes_its_file_and_journal(tmp_path: Path) -> None:
+    store = ZoneStore(str(tmp_path))
+    v1 = first_version()
+    await store.put(v1)
+    await store.put(next_version(v1, 2, {"h3": "198.51.100.3"}))
+    assert await store.drop(ORIGIN)
+    assert files(tmp_path) == {}
