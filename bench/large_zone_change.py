@@ -8,13 +8,16 @@ the serving process's CPU per change (user + system, from /proc) and the median 
 two can be run back to back. Printed, never asserted.
 
     .venv/bin/python bench/large_zone_change.py [--records 10000] [--changes 15] [--server-src DIR]
+        [--profile FILE]   # py-spy (on PATH) raw samples of the server during the changes
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -58,6 +61,8 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=10_000)
     ap.add_argument("--changes", type=int, default=15)
     ap.add_argument("--server-src", type=Path, default=None)
+    ap.add_argument("--profile", type=Path, default=None,
+                    help="py-spy raw profile of the server during the changes, into this file")
     args = ap.parse_args()
     env = {"PYTHONPATH": str(args.server_src)} if args.server_src else {}
     quotas = dict(BENCH_QUOTAS, quota_zone_records=args.records * 2,
@@ -74,7 +79,14 @@ def main() -> int:
         if "error" in imported:
             print(f"import failed: {imported['error']}")
             return 1
+        spy = None if args.profile is None else subprocess.Popen(
+            ["py-spy", "record", "--pid", str(server.pid), "--rate", "250", "--format", "raw",
+             "--output", str(args.profile), "--nonblocking"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cpu, took = asyncio.run(changes(server, args.changes))
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(30)
     finally:
         server.stop()
     print(f"{args.records} records, {args.changes} recordset creates one after the other"

@@ -42,24 +42,25 @@ class Changes:
 
 def changes(before: dns.zone.Zone, after: dns.zone.Zone) -> slices.Work[Changes | None]:
     """What ``after`` changed of ``before``, or None when it is most of the zone (write it
-    whole). Nodes are compared by identity: an unchanged node is the same object."""
+    whole). Nodes are compared by identity: an unchanged node is the same object. The walk
+    goes by the nodes' ids, not their names: a ``dns.name.Name`` hashes its labels anew on each
+    lookup, which made two lookups per name a tenth of a change's CPU in a 10,000-name zone."""
     limit = max(1, int(len(after.nodes) * MAX_CHANGED_SHARE))
-    old = before.nodes
+    kept = {id(node) for node in before.nodes.values()}
+    yield
     nodes = []
     for count, (name, node) in enumerate(after.nodes.items()):
-        if count % 1000 == 0:
+        if count % 5000 == 0:
             yield
-        if old.get(name) is not node:
+        if id(node) not in kept:
             nodes.append((name, node))
             if len(nodes) > limit:
                 return None
-    new = after.nodes
-    gone = []
-    for count, name in enumerate(old):
-        if count % 1000 == 0:
-            yield
-        if name not in new:
-            gone.append(name)
+    now = {id(node) for node in after.nodes.values()}
+    yield
+    changed = {name for name, _ in nodes}
+    gone = [name for name, node in before.nodes.items()
+            if id(node) not in now and name not in changed]
     if len(nodes) + len(gone) > limit:
         return None
     return Changes(nodes, gone)
