@@ -212,8 +212,9 @@ class ZoneStore:
             return True
         try:
             whole, applied = journal.replay(zone, text)
-        except Exception as exc:  # a damaged journal: the file's version, re-checked at start
-            log.warning("journal of %s not applied: %s", path, exc)
+        except Exception as exc:  # a damaged entry: the zone as of the entry before it (each
+            # entry is parsed whole before it is applied), re-checked with a master at start
+            log.warning("journal of %s not applied whole: %s", path, exc)
             return False
         if not whole:
             log.warning("journal of %s applied up to entry %d only", path, applied)
