@@ -77,6 +77,24 @@ class ServedZone:
                 name = name.parent()
         return cls(zone, frozenset(names), chain, hidden)
 
+    @classmethod
+    def extended(cls, before: ServedZone, zone: dns.zone.Zone,
+                 changed: list[dns.name.Name]) -> ServedZone:
+        """``zone`` served, when no name of ``before`` is gone from it and neither is signed:
+        its names are ``before``'s plus the changed ones and their parents, the same set the
+        walk of ``building`` makes, without walking every name (for 10,000 names the walk was
+        a fifth of a change's CPU). The set is copied with its stored hashes; only the changed
+        names are hashed (``dns.name.Name`` hashes its labels on every lookup)."""
+        origin = zone.origin
+        names = set(before.names)
+        for name in changed:
+            while name not in names and name.is_subdomain(origin):
+                names.add(name)
+                if name == origin:
+                    break
+                name = name.parent()
+        return cls(zone, frozenset(names))
+
     def node(self, name: dns.name.Name) -> dns.node.Node | None:
         """The node owning ``name`` for answering (NSEC3 owners excluded)."""
         if name in self.hidden:
@@ -134,30 +152,36 @@ class ZoneStore:
         Its indexes are built (in slices) before the one assignment that swaps it in, so a
         query sees the old version or the new one, whole.  ``zone`` must be a new object, never
         the one being served, changed in place (``dnswire.inbound`` builds a new one)."""
-        served = await ServedZone.build(zone)
         before = self._zones.get(zone.origin)
+        # What changed since the version served, when it is a small part of the zone (an
+        # IXFR's version shares the rest): then neither the index nor the file is redone whole.
+        found = None if before is None else await slices.drive(
+            journal.changes(before.zone, zone))
+        if found is not None and not found.gone and before is not None \
+                and before.chain is None and not _signed(zone):
+            served = ServedZone.extended(before, zone, [name for name, _ in found.nodes])
+        else:
+            served = await ServedZone.build(zone)
         self._zones[zone.origin] = served
         self._changed(zone.origin)
         if self.data_dir is not None:
-            await self._persist(zone, before.zone if before is not None else None)
+            await self._persist(zone, found)
         return served
 
-    async def _persist(self, zone: dns.zone.Zone, before: dns.zone.Zone | None) -> None:
-        """The new version on disk: its changes appended to the journal when the file and
-        journal hold ``before`` and the change is small, else the file written whole."""
+    async def _persist(self, zone: dns.zone.Zone, found: journal.Changes | None) -> None:
+        """The new version on disk: ``found`` (its changes from the version the file and
+        journal hold) appended to the journal while the journal is small, else the file
+        written whole."""
         origin = zone.origin
         on_disk = self._on_disk.pop(origin, None)
-        if on_disk is not None and before is not None and on_disk.journal <= max(
+        if found is not None and on_disk is not None and on_disk.journal <= max(
                 journal.MIN_FOLD_BYTES, on_disk.file // 2):
-            found = await slices.drive(journal.changes(before, zone))
-            if found is not None:
-                text = journal.entry(zone, _serial(zone), found)
-                if not on_disk.journal:  # the first entry after the file: the journal starts
-                    text = journal.header(on_disk.base) + text
-                await asyncio.to_thread(self._append, origin, text)
-                self._on_disk[origin] = replace(
-                    on_disk, journal=on_disk.journal + len(text))
-                return
+            text = journal.entry(zone, _serial(zone), found)
+            if not on_disk.journal:  # the first entry after the file: the journal starts
+                text = journal.header(on_disk.base) + text
+            await asyncio.to_thread(self._append, origin, text)
+            self._on_disk[origin] = replace(on_disk, journal=on_disk.journal + len(text))
+            return
         text = await slices.drive(_zone_text(zone))
         await asyncio.to_thread(self._write, origin, text)
         self._on_disk[origin] = _OnDisk(sum(map(len, text)), 0, _serial(zone))
@@ -266,6 +290,11 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
+
+
+def _signed(zone: dns.zone.Zone) -> bool:
+    """As ``dnssec.chain_of`` decides: a DNSKEY at the apex."""
+    return zone.get_rdataset(zone.origin, dns.rdatatype.DNSKEY) is not None
 
 
 def _serial(zone: dns.zone.Zone) -> int:

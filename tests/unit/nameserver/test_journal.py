@@ -13,7 +13,7 @@ import dns.zone
 import pytest
 
 from openkeel_designate.nameserver import journal
-from openkeel_designate.nameserver.zones import ZoneStore
+from openkeel_designate.nameserver.zones import ServedZone, ZoneStore
 
 ORIGIN = dns.name.from_text("example.org.")
 
@@ -146,3 +146,32 @@ async def test_dropping_a_zone_removes_its_file_and_journal(tmp_path: Path) -> N
     await store.put(next_version(v1, 2, {"h3": "198.51.100.3"}))
     assert await store.drop(ORIGIN)
     assert files(tmp_path) == {}
+
+
+async def test_the_names_of_a_version_that_only_adds_are_those_a_whole_build_finds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ServedZone.extended`` (no walk of the zone) against ``ServedZone.of`` (the walk),
+    for additions with new empty non-terminals, then a removal (rebuilt whole)."""
+    walks: list[int] = []
+    build = ServedZone.build.__func__  # type: ignore[attr-defined]
+
+    async def counted(cls: type[ServedZone], zone: dns.zone.Zone) -> ServedZone:
+        walks.append(_serial_of(zone))
+        return await build(cls, zone)
+    monkeypatch.setattr(ServedZone, "build", classmethod(counted))
+    store = ZoneStore(None)
+    zone = first_version()
+    await store.put(zone)
+    for serial, changes in ((2, {"h3": "198.51.100.3"}),
+                            (3, {"a.b.deep": "198.51.100.4", "new": "198.51.100.5"}),
+                            (4, {"c.b.deep": "198.51.100.6"}),
+                            (5, {"a.b.deep": None, "h4": None})):
+        zone = next_version(zone, serial, changes)
+        served = await store.put(zone)
+        assert served.names == ServedZone.of(zone).names
+    assert walks == [1, 5]  # the first version and the one that removed names
+    assert dns.name.from_text("b.deep", ORIGIN) in served.names  # c.b.deep still below it
+
+
+def _serial_of(zone: dns.zone.Zone) -> int:
+    return zone.get_rdataset(ORIGIN, dns.rdatatype.SOA)[0].serial
