@@ -70,9 +70,9 @@ def header(serial: int) -> str:
     return f"$BASE {serial}\n"
 
 
-def entry(zone: dns.zone.Zone, serial: int, found: Changes) -> str:
-    """One entry's text, ``$END`` included."""
-    lines = [f"$ENTRY {serial}\n"]
+def entry(zone: dns.zone.Zone, found: Changes) -> str:
+    """One entry's text for the version ``zone``, ``$END`` included."""
+    lines = [f"$ENTRY {serial(zone)}\n"]
     lines += [f"$GONE {name.to_text()}\n" for name in found.gone]
     for name, node in found.nodes:
         lines.append(f"$NODE {name.to_text()}\n")
@@ -91,7 +91,7 @@ def replay(zone: dns.zone.Zone, text: str) -> tuple[bool, int]:
     the replay there. Either way the caller must write the file whole before journalling more.
     """
     lines = text.splitlines(keepends=True)
-    if not lines or lines[0] != header(_serial(zone)):
+    if not lines or lines[0] != header(serial(zone)):
         return False, 0
     applied = 0
     replaced: list[dns.name.Name] = []
@@ -124,5 +124,6 @@ def _apply(zone: dns.zone.Zone, replaced: list[dns.name.Name], records: list[str
         zone.nodes.update(fragment.nodes)
 
 
-def _serial(zone: dns.zone.Zone) -> int:
+def serial(zone: dns.zone.Zone) -> int:
+    """The SOA serial of a zone (the file's, the version's)."""
     return zone.get_rdataset(zone.origin, dns.rdatatype.SOA)[0].serial

@@ -176,7 +176,7 @@ class ZoneStore:
         on_disk = self._on_disk.pop(origin, None)
         if found is not None and on_disk is not None and on_disk.journal <= max(
                 journal.MIN_FOLD_BYTES, on_disk.file // 2):
-            text = journal.entry(zone, _serial(zone), found)
+            text = journal.entry(zone, found)
             if not on_disk.journal:  # the first entry after the file: the journal starts
                 text = journal.header(on_disk.base) + text
             await asyncio.to_thread(self._append, origin, text)
@@ -184,7 +184,7 @@ class ZoneStore:
             return
         text = await slices.drive(_zone_text(zone))
         await asyncio.to_thread(self._write, origin, text)
-        self._on_disk[origin] = _OnDisk(sum(map(len, text)), 0, _serial(zone))
+        self._on_disk[origin] = _OnDisk(sum(map(len, text)), 0, journal.serial(zone))
 
     async def drop(self, name: dns.name.Name) -> bool:
         """Stop serving ``name`` and forget it on disk; whether it was served."""
@@ -218,7 +218,7 @@ class ZoneStore:
             except Exception as exc:
                 log.warning("cannot load persisted zone %s: %s", path, exc)
                 continue
-            base = _serial(zone)
+            base = journal.serial(zone)
             whole = self._replay(zone, path)
             self._zones[zone.origin] = ServedZone.of(zone)
             if whole:  # else the next version is written whole (and the journal restarted)
@@ -295,10 +295,6 @@ def _size(path: Path) -> int:
 def _signed(zone: dns.zone.Zone) -> bool:
     """As ``dnssec.chain_of`` decides: a DNSKEY at the apex."""
     return zone.get_rdataset(zone.origin, dns.rdatatype.DNSKEY) is not None
-
-
-def _serial(zone: dns.zone.Zone) -> int:
-    return zone.get_rdataset(zone.origin, dns.rdatatype.SOA)[0].serial
 
 
 def _zone_text(zone: dns.zone.Zone) -> slices.Work[list[str]]:

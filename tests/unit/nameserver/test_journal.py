@@ -56,6 +56,22 @@ def files(tmp_path: Path) -> dict[str, str]:
     return {path.name: path.read_text() for path in tmp_path.iterdir()}
 
 
+async def journalled(tmp_path: Path) -> tuple[ZoneStore, dns.zone.Zone, dns.zone.Zone]:
+    """A store whose zone file holds serial 1 and whose journal holds the step to 2."""
+    store = ZoneStore(str(tmp_path))
+    v1 = first_version()
+    await store.put(v1)
+    v2 = next_version(v1, 2, {"h3": "198.51.100.3"})
+    await store.put(v2)
+    return store, v1, v2
+
+
+def served_after_restart(tmp_path: Path) -> dns.zone.Zone:
+    restarted = ZoneStore(str(tmp_path))
+    restarted.load()
+    return restarted.get(ORIGIN).zone
+
+
 async def test_a_small_change_is_appended_and_replayed_at_start(tmp_path: Path) -> None:
     store = ZoneStore(str(tmp_path))
     v1 = first_version()
@@ -74,9 +90,7 @@ async def test_a_small_change_is_appended_and_replayed_at_start(tmp_path: Path) 
     v4 = next_version(restarted.get(ORIGIN).zone, 4, {"h8": "198.51.100.8"})
     await restarted.put(v4)  # journalled further after a whole replay
     assert "$ENTRY 4\n" in files(tmp_path)["example.org.zone.jnl"]
-    again = ZoneStore(str(tmp_path))
-    again.load()
-    assert same(again.get(ORIGIN).zone, v4)
+    assert same(served_after_restart(tmp_path), v4)
 
 
 async def test_a_version_sharing_little_is_written_whole(tmp_path: Path) -> None:
@@ -100,18 +114,12 @@ async def test_the_journal_is_folded_into_the_file_once_it_outgrows_it(
         await store.put(zone)
     on_disk = files(tmp_path)
     assert len(on_disk.get("example.org.zone.jnl", "")) < 400  # ten entries would be ~1,700
-    restarted = ZoneStore(str(tmp_path))
-    restarted.load()
-    assert same(restarted.get(ORIGIN).zone, zone)
+    assert same(served_after_restart(tmp_path), zone)
 
 
 async def test_an_entry_cut_short_stops_the_replay_and_the_next_version_is_written_whole(
         tmp_path: Path) -> None:
-    store = ZoneStore(str(tmp_path))
-    v1 = first_version()
-    await store.put(v1)
-    v2 = next_version(v1, 2, {"h3": "198.51.100.3"})
-    await store.put(v2)
+    store, _, v2 = await journalled(tmp_path)
     await store.put(next_version(v2, 3, {"h4": "198.51.100.4"}))
     path = tmp_path / "example.org.zone.jnl"
     text = path.read_text()
@@ -122,28 +130,19 @@ async def test_an_entry_cut_short_stops_the_replay_and_the_next_version_is_writt
     v3 = next_version(restarted.get(ORIGIN).zone, 3, {"h9": "198.51.100.99"})
     await restarted.put(v3)
     assert "example.org.zone.jnl" not in files(tmp_path)  # written whole again
-    again = ZoneStore(str(tmp_path))
-    again.load()
-    assert same(again.get(ORIGIN).zone, v3)
+    assert same(served_after_restart(tmp_path), v3)
 
 
 async def test_a_journal_of_another_file_version_is_not_applied(tmp_path: Path) -> None:
-    store = ZoneStore(str(tmp_path))
-    v1 = first_version()
-    await store.put(v1)
-    await store.put(next_version(v1, 2, {"h3": "198.51.100.3"}))
+    _, v1, _ = await journalled(tmp_path)
     path = tmp_path / "example.org.zone.jnl"
     path.write_text(path.read_text().replace("$BASE 1", "$BASE 77"))
-    restarted = ZoneStore(str(tmp_path))
-    restarted.load()
-    assert same(restarted.get(ORIGIN).zone, v1)
+    assert same(served_after_restart(tmp_path), v1)
 
 
 async def test_dropping_a_zone_removes_its_file_and_journal(tmp_path: Path) -> None:
-    store = ZoneStore(str(tmp_path))
-    v1 = first_version()
-    await store.put(v1)
-    await store.put(next_version(v1, 2, {"h3": "198.51.100.3"}))
+    store, _, _ = await journalled(tmp_path)
+    assert "example.org.zone.jnl" in files(tmp_path)
     assert await store.drop(ORIGIN)
     assert files(tmp_path) == {}
 
