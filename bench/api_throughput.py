@@ -43,12 +43,14 @@ from stats import cpu_seconds, summarize  # noqa: E402
 from targets import BENCH_QUOTAS, REPO, Ref, RefUnavailable, ServerProcess, Target, ref_ports  # noqa: E402
 
 
-def start_ours(database: str, workers: int) -> tuple[ServerProcess, Target]:
+def start_ours(database: str, workers: int, server_src: Path | None = None
+               ) -> tuple[ServerProcess, Target]:
     options: dict[str, dict[str, Any]] = {"DEFAULT": dict(BENCH_QUOTAS)}
     if workers > 1:
         options["service:api"] = {"workers": workers}
+    env = {"PYTHONPATH": str(server_src.resolve())} if server_src else None
     server = ServerProcess(options=options, database=database, project="bench", wait_dns=True,
-                           start_timeout=120)
+                           start_timeout=120, env=env)
     server.start()
     pid = server.pid
     assert pid is not None
@@ -333,6 +335,9 @@ def main() -> int:
     ap.add_argument("--load-tool", choices=["auto", "wrk", "httpx"], default="auto")
     ap.add_argument("--profile", type=Path, default=None, help="py-spy profiles of ours into this dir")
     ap.add_argument("--no-ours", action="store_true")
+    ap.add_argument("--server-src", type=Path, default=None,
+                    help="run our server from this source tree (first on PYTHONPATH), e.g. "
+                         "`git archive <commit> src | tar -x -C /tmp/base` for a paired run")
     ap.add_argument("--ref", action="store_true")
     ap.add_argument("--ref-scripts", type=Path, default=Path("/work/shared/ref"))
     ap.add_argument("--ref-dir", type=Path, default=Path(os.environ.get("REF_DIR", "/tmp/ref")))
@@ -345,7 +350,7 @@ def main() -> int:
                             text=True, check=False).stdout.strip()
     out["commit"] = commit
     if not args.no_ours:
-        server, target = start_ours(args.database, args.workers)
+        server, target = start_ours(args.database, args.workers, args.server_src)
         try:
             out["ours"] = asyncio.run(measure(target, args, Profiler(args.profile, server.pid)))
         finally:

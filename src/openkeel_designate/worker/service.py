@@ -55,16 +55,22 @@ SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
-# At most ``STREAM_CLAIMS`` claims that take zones in any ``COALESCE_SECONDS``, so that a stream
-# of commits is claimed together (one sweep, serial, push and transfer per zone per window)
-# instead of one per commit: a push (worker, mdns IXFR, the built-in nameserver's rebuild) costs
-# more CPU than the API request that caused it, and on a small host it competes with the API.
-# Changes that come one at a time are claimed at once; the last change of a stream waits at
-# most ``COALESCE_SECONDS`` (bench/README.md, "Recordset writes under a stream"). With one
-# claim per window, a tenant's next change made soon after the last went ACTIVE waited for the
-# rest of the window: zone POST -> ACTIVE p50 85 ms instead of 46 ms (40 samples each).
+# At most ``STREAM_CLAIMS`` claims that take zones, and claims of at most ``STREAM_ZONES``
+# zones, in any ``COALESCE_SECONDS``, so that a stream of commits is claimed together (one
+# sweep, serial, push and transfer per zone per window) instead of one per commit: a push
+# (worker, mdns IXFR, the built-in nameserver's update) costs more CPU than the API request
+# that caused it, and on a small host it competes with the API.  Changes that come one at a
+# time are claimed at once; the last change of a stream waits at most ``COALESCE_SECONDS``
+# (bench/README.md, "Recordset writes under a stream"). With one claim per window, a tenant's
+# next change made soon after the last went ACTIVE waited for the rest of the window: zone
+# POST -> ACTIVE p50 85 ms instead of 46 ms (40 samples each), hence a second claim.  That
+# second claim is for a few zones' next changes: when the window's claims already took many
+# zones (ten clients each writing its own zone), a second claim within the window doubled the
+# pushes for the same changes, and 10 x 10 concurrent POSTs ran ~15% slower (bench/README.md,
+# "Issue 13, session of 2026-12-04 night").
 COALESCE_SECONDS = 0.1
 STREAM_CLAIMS = 2
+STREAM_ZONES = 4
 MAX_RETRY_SECONDS = 60.0
 # The first SOA poll of a push waits ``FIRST_WAIT_SHARE`` of the median time the last
 # ``RECENT_PUSHES`` pushes of the same pool and action took to be confirmed, at most
@@ -147,8 +153,9 @@ class Worker:
             lambda served: workqueue.complete_many(self.db, served, self.owner))
         self._observations: Batcher[observations.PushObservations, None] = Batcher(
             lambda pushes: observations.save(self.db, pushes))
-        # monotonic times of the last claims that took zones, oldest first
-        self._last_claims: collections.deque[float] = collections.deque(maxlen=STREAM_CLAIMS)
+        # (monotonic time, zones taken) of the last claims that took zones, oldest first
+        self._last_claims: collections.deque[tuple[float, int]] = \
+            collections.deque(maxlen=STREAM_CLAIMS)
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
@@ -197,12 +204,14 @@ class Worker:
             if self._stopping:
                 break
             await asyncio.sleep(ANSWER_FIRST_SECONDS)
-            wait = self._window_left()
-            if wait > 0:
+            waited = False
+            while (wait := self._window_left()) > 0 and not self._stopping:
                 await asyncio.sleep(wait)
+                waited = True
+            if waited:
                 self._wake.clear()
-                if self._stopping:
-                    break
+            if self._stopping:
+                break
             try:
                 await self._claim_and_start()
             except errors.ServiceUnavailable as exc:  # the database is restarting: keep sweeping
@@ -227,10 +236,13 @@ class Worker:
 
     def _window_left(self) -> float:
         """Seconds until the next claim may take zones; <= 0: now (fewer than
-        ``STREAM_CLAIMS`` claims in the last ``COALESCE_SECONDS``)."""
-        if len(self._last_claims) < STREAM_CLAIMS:
+        ``STREAM_CLAIMS`` claims, taking fewer than ``STREAM_ZONES`` zones, in the last
+        ``COALESCE_SECONDS``)."""
+        now = time.monotonic()
+        recent = [(at, zones) for at, zones in self._last_claims if at > now - COALESCE_SECONDS]
+        if len(recent) < STREAM_CLAIMS and sum(zones for _, zones in recent) < STREAM_ZONES:
             return 0.0
-        return self._last_claims[0] + COALESCE_SECONDS - time.monotonic()
+        return recent[0][0] + COALESCE_SECONDS - now
 
     async def _claim_and_start(self) -> None:
         free = self.concurrency - len(self._running)
@@ -239,7 +251,7 @@ class Worker:
         claimed_now = await workqueue.claim(self.db, self.owner, self.lease_seconds, free,
                                             busy=self._running)
         if claimed_now:
-            self._last_claims.append(time.monotonic())
+            self._last_claims.append((time.monotonic(), len(claimed_now)))
         for claimed in claimed_now:
             self._running.add(claimed.id)
             task = asyncio.create_task(self._process(claimed))

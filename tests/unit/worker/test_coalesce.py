@@ -16,10 +16,10 @@ def worker() -> Worker:
     return Worker(config.load([]), db=None)  # type: ignore[arg-type]  # the window reads no table
 
 
-def claimed(worker: Worker, *seconds_ago: float) -> None:
+def claimed(worker: Worker, *seconds_ago: float, zones: int = 1) -> None:
     now = time.monotonic()
     for ago in seconds_ago:
-        worker._last_claims.append(now - ago)
+        worker._last_claims.append((now - ago, zones))
 
 
 def test_an_idle_worker_claims_at_once(worker: Worker) -> None:
@@ -37,8 +37,20 @@ def test_a_stream_of_claims_holds_the_next_for_the_rest_of_the_window(worker: Wo
     assert service.COALESCE_SECONDS - 0.03 < worker._window_left() <= service.COALESCE_SECONDS
 
 
+def test_a_claim_of_many_zones_holds_the_next_for_the_rest_of_the_window(worker: Worker) -> None:
+    """Ten clients writing ten zones: one claim took them all, a second would push them twice."""
+    claimed(worker, 0.01, zones=service.STREAM_ZONES)
+    assert service.COALESCE_SECONDS - 0.02 < worker._window_left() <= service.COALESCE_SECONDS
+
+
+def test_a_claim_of_a_few_zones_leaves_the_second_claim(worker: Worker) -> None:
+    claimed(worker, 0.01, zones=service.STREAM_ZONES - 1)
+    assert worker._window_left() <= 0
+
+
 def test_claims_older_than_the_window_hold_nothing(worker: Worker) -> None:
-    claimed(worker, *[2 * service.COALESCE_SECONDS] * service.STREAM_CLAIMS)
+    claimed(worker, *[2 * service.COALESCE_SECONDS] * service.STREAM_CLAIMS,
+            zones=service.STREAM_ZONES)
     assert worker._window_left() <= 0
 
 
