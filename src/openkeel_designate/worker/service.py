@@ -55,19 +55,19 @@ SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
-# At most ``STREAM_CLAIMS`` claims that take zones, and claims of at most ``STREAM_ZONES``
-# zones, in any ``COALESCE_SECONDS``, so that a stream of commits is claimed together (one
-# sweep, serial, push and transfer per zone per window) instead of one per commit: a push
-# (worker, mdns IXFR, the built-in nameserver's update) costs more CPU than the API request
-# that caused it, and on a small host it competes with the API.  Changes that come one at a
-# time are claimed at once; the last change of a stream waits at most ``COALESCE_SECONDS``
-# (bench/README.md, "Recordset writes under a stream"). With one claim per window, a tenant's
-# next change made soon after the last went ACTIVE waited for the rest of the window: zone
-# POST -> ACTIVE p50 85 ms instead of 46 ms (40 samples each), hence a second claim.  That
-# second claim is for a few zones' next changes: when the window's claims already took many
-# zones (ten clients each writing its own zone), a second claim within the window doubled the
-# pushes for the same changes, and 10 x 10 concurrent POSTs ran ~15% slower (bench/README.md,
-# "Issue 13, session of 2026-12-04 night").
+# At most ``STREAM_CLAIMS`` claims that take zones in any ``COALESCE_SECONDS``, so that a stream
+# of commits is claimed together (one sweep, serial, push and transfer per zone per window)
+# instead of one per commit: a push (worker, mdns IXFR, the built-in nameserver's update) costs
+# more CPU than the API request that caused it, and on a small host it competes with the API.
+# Changes that come one at a time are claimed at once; the last change of a stream waits at
+# most ``COALESCE_SECONDS`` (bench/README.md, "Recordset writes under a stream"). With one
+# claim per window, a tenant's next change made soon after the last went ACTIVE waited for the
+# rest of the window: zone POST -> ACTIVE p50 85 ms instead of 46 ms (40 samples each), hence
+# the second claim.  It is kept for that tenant only: a window holds after one claim when the
+# claims took ``STREAM_ZONES`` zones or more (ten clients each writing its own zone), or when
+# a push of the window found a newer change of its zone at its end (a stream into one zone:
+# that tenant did not wait for ACTIVE). Either way a second claim pushed the same zones twice
+# for the same changes (bench/README.md, "Issue 13, session of 2026-12-04 night").
 COALESCE_SECONDS = 0.1
 STREAM_CLAIMS = 2
 STREAM_ZONES = 4
@@ -156,6 +156,8 @@ class Worker:
         # (monotonic time, zones taken) of the last claims that took zones, oldest first
         self._last_claims: collections.deque[tuple[float, int]] = \
             collections.deque(maxlen=STREAM_CLAIMS)
+        # monotonic time a push last ended with a newer change of its zone waiting
+        self._overtaken_at = float("-inf")
         worker = conf["service:worker"]
         self.concurrency = worker.concurrency
         self.deadline = float(worker.poll_timeout)
@@ -235,14 +237,18 @@ class Worker:
             LOG.exception("could not release leases on shutdown")
 
     def _window_left(self) -> float:
-        """Seconds until the next claim may take zones; <= 0: now (fewer than
-        ``STREAM_CLAIMS`` claims, taking fewer than ``STREAM_ZONES`` zones, in the last
-        ``COALESCE_SECONDS``)."""
+        """Seconds until the next claim may take zones; <= 0: now.
+
+        Now when the last ``COALESCE_SECONDS`` saw no claim, or one claim of fewer than
+        ``STREAM_ZONES`` zones and no push overtaken by a newer change."""
         now = time.monotonic()
-        recent = [(at, zones) for at, zones in self._last_claims if at > now - COALESCE_SECONDS]
-        if len(recent) < STREAM_CLAIMS and sum(zones for _, zones in recent) < STREAM_ZONES:
+        since = now - COALESCE_SECONDS
+        recent = [(at, zones) for at, zones in self._last_claims if at > since]
+        if not recent:
             return 0.0
-        return recent[0][0] + COALESCE_SECONDS - now
+        streaming = (len(recent) >= STREAM_CLAIMS or self._overtaken_at > since
+                     or sum(zones for _, zones in recent) >= STREAM_ZONES)
+        return recent[0][0] + COALESCE_SECONDS - now if streaming else 0.0
 
     async def _claim_and_start(self) -> None:
         free = self.concurrency - len(self._running)
@@ -279,8 +285,11 @@ class Worker:
             outcome = "done" if finished else "superseded"
             if finished:
                 await self._announce(claimed)
+            else:
+                self._overtaken_at = time.monotonic()
         except Superseded:
             outcome = "superseded"
+            self._overtaken_at = time.monotonic()
             LOG.info("zone %s %s superseded by a newer change", claimed.name, claimed.action)
             await workqueue.release(self.db, claimed, self.owner)
         except (PushFailed, asyncio.TimeoutError, BackendError) as exc:

@@ -48,6 +48,19 @@ def test_a_claim_of_a_few_zones_leaves_the_second_claim(worker: Worker) -> None:
     assert worker._window_left() <= 0
 
 
+def test_a_push_overtaken_by_a_newer_change_holds_the_second_claim(worker: Worker) -> None:
+    """A stream into one zone: its change came before the push of the last one ended."""
+    claimed(worker, 0.02)
+    worker._overtaken_at = time.monotonic() - 0.01
+    assert service.COALESCE_SECONDS - 0.03 < worker._window_left() <= service.COALESCE_SECONDS
+
+
+def test_an_overtaken_push_before_the_window_holds_nothing(worker: Worker) -> None:
+    claimed(worker, 0.02)
+    worker._overtaken_at = time.monotonic() - 2 * service.COALESCE_SECONDS
+    assert worker._window_left() <= 0
+
+
 def test_claims_older_than_the_window_hold_nothing(worker: Worker) -> None:
     claimed(worker, *[2 * service.COALESCE_SECONDS] * service.STREAM_CLAIMS,
             zones=service.STREAM_ZONES)
