@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, func, insert, or_, select, union_all, update
+from sqlalchemy import and_, bindparam, func, insert, or_, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
@@ -31,7 +31,7 @@ from openkeel_designate.storage.models import (
     utcnow,
 )
 from openkeel_designate.storage.pools import PLACEMENT_PARTS, Placement, placement_of
-from openkeel_designate.storage.zones import LIVE, like_escaped
+from openkeel_designate.storage.zones import LIVE
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,9 @@ def _statements():  # noqa: ANN202 - prebuilt statements
         .where(z.c.deleted == LIVE, or_(
             z.c.name_key == bindparam("name_key"),
             z.c.name_key.in_(bindparam("ancestors", expanding=True)),
-            z.c.name_key.like(bindparam("below"), escape="/"))),
+            # below: ``reverse_key`` starts with the name backwards and a dot (migration 0012)
+            and_(z.c.reverse_key > bindparam("below_from"),
+                 z.c.reverse_key < bindparam("below_to")))),
         *PLACEMENT_PARTS)
     adopt = update(z).where(z.c.id.in_(bindparam("ids", expanding=True))).values(
         parent_zone_id=bindparam("parent_id"), updated_at=bindparam("now"))
@@ -90,7 +92,7 @@ async def read_facts(session: AsyncSession, project_id: str | None, name: str) -
     found = list(await (await session.connection()).execute(_FACTS, {
         "project_id": project_id, "name_key": folded,
         "ancestors": [".".join(labels[i:]) for i in range(1, len(labels) - 1)],
-        "below": "%." + like_escaped(folded)}))
+        "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/"}))
     count, quotas, tlds, blacklists, related = 0, {}, [], [], []
     for kind, first, second, third, fourth, fifth, number in found:
         if kind == "zones":
@@ -110,7 +112,8 @@ async def insert_zone(session: AsyncSession, values: dict, attributes: dict[str,
                       masters: list[tuple[str, int]]) -> object:
     """The new zone's row (every column but the computed ones from ``values``) with its
     attributes and masters; the frozen copy of the row as written."""
-    row = rows.complete(Zone, {**values, "name_key": names.key(values["name"]),
+    key = names.key(values["name"])
+    row = rows.complete(Zone, {**values, "name_key": key, "reverse_key": key[::-1],
                                "created_at": utcnow()})
     connection = await session.connection()
     await connection.execute(_INSERT_ZONE, row)

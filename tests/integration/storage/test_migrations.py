@@ -1,4 +1,5 @@
-"""Alembic migrations on SQLite, PostgreSQL and MariaDB: models in sync, 0004 and 0005 up, down, up.
+"""Alembic migrations on SQLite, PostgreSQL and MariaDB: models in sync, 0004, 0005 and 0012 up,
+down, up.
 
 The models docstring promises that ``storage/models.py`` matches the migrations; alembic's
 ``compare_metadata`` checks it (columns, types, indexes, unique constraints). Migration 0004
@@ -194,3 +195,25 @@ def test_0005_stops_on_zones_differing_only_in_case(url, engine):
         connection.execute(text("UPDATE zones SET name = 'Z-A.test.' WHERE id = 'z-b'"))
     with pytest.raises(RuntimeError, match="differ only in case"):
         command.upgrade(config, "0005")
+
+
+def test_0012_fills_the_reverse_key_and_downgrades(url, engine):
+    """Zones made before 0012 are found by the range of the names below theirs."""
+    config = migrate.alembic_config(url)
+    command.upgrade(config, "0003")
+    seed_at_0003(engine)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE zones SET name = 'Z-A.Test.' WHERE id = 'z-a'"))
+    command.upgrade(config, "0012")
+    with engine.connect() as connection:
+        keys = dict(connection.execute(text("SELECT id, reverse_key FROM zones")).all())
+        below = connection.execute(text(
+            "SELECT id FROM zones WHERE reverse_key > '.tset.' AND reverse_key < '.tset/'")).all()
+    assert keys == {"z-a": ".tset.a-z", "z-b": ".tset.b-z"}
+    assert sorted(row.id for row in below) == ["z-a", "z-b"]
+    assert "ix_zones_reverse_key" in indexes(engine, "zones")
+
+    command.downgrade(config, "0011")
+    assert "reverse_key" not in columns(engine, "zones")
+    command.upgrade(config, "head")
+    assert differences(engine) == []

@@ -88,6 +88,8 @@ def _check_zones(url: str) -> None:
     assert zones["sub.active.example.org."].parent_zone_id == IDS["active"]
     assert {z.serial for z in zones.values()} == {1700000000}
     assert zones["active.example.org."].id == IDS["active"]
+    # the subzone lookup of a zone create finds the zones taken over (migration 0012)
+    assert all(z.reverse_key == z.name_key[::-1] for z in zones.values())
 
 
 def _check_records(url: str) -> None:

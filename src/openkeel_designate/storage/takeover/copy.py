@@ -129,6 +129,7 @@ def _zones(sql: Sql) -> Copy:
     return _copy(sql, "zones", "z", [
         ("id", "id:z.id"), ("version", "z.version"), ("deleted", "text:z.deleted"),
         *_same(sql, "z", "deleted_at", "shard", "tenant_id", "name"), ("name_key", "LOWER(z.name)"),
+        ("reverse_key", "LOWER(z.reverse_name)"),
         *_same(sql, "z", "email", "ttl", "refresh", "retry", "expire", "minimum"),
         ("parent_zone_id", "id:z.parent_zone_id"), ("serial", "z.serial"),
         ("description", "z.description"), ("status", "text:z.status"),
