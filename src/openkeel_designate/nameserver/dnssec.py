@@ -144,6 +144,11 @@ class Nsec3Chain(Chain):
                 + self.matching(WILDCARD.concatenate(encloser)))
 
 
+def is_signed(zone: dns.zone.Zone) -> bool:
+    """A DNSKEY at the apex: the zone came signed from mdns."""
+    return zone.get_rdataset(zone.origin, dns.rdatatype.DNSKEY) is not None
+
+
 def chain_of(zone: dns.zone.Zone) -> slices.Work[Chain | None]:
     """The zone's denial chain; None for an unsigned zone (no DNSKEY at the apex) or one
     without NSEC/NSEC3 records (answered as unsigned: nothing could prove a negative).
@@ -151,7 +156,7 @@ def chain_of(zone: dns.zone.Zone) -> slices.Work[Chain | None]:
     In steps (``slices``): the walk and the sort of a large zone would otherwise hold the event
     loop for a large part of a second."""
     origin = zone.origin
-    if zone.get_rdataset(origin, dns.rdatatype.DNSKEY) is None:
+    if not is_signed(zone):
         return None
     param = zone.get_rdataset(origin, dns.rdatatype.NSEC3PARAM)
     if param is not None:

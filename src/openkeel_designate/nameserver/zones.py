@@ -29,7 +29,7 @@ import dns.zone
 
 from openkeel_designate import slices
 from openkeel_designate.nameserver import journal
-from openkeel_designate.nameserver.dnssec import Chain, chain_of, hidden_names
+from openkeel_designate.nameserver.dnssec import Chain, chain_of, hidden_names, is_signed
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class ZoneStore:
         found = None if before is None else await slices.drive(
             journal.changes(before.zone, zone))
         if found is not None and not found.gone and before is not None \
-                and before.chain is None and not _signed(zone):
+                and before.chain is None and not is_signed(zone):
             served = ServedZone.extended(before, zone, [name for name, _ in found.nodes])
         else:
             served = await ServedZone.build(zone)
@@ -290,11 +290,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
-
-
-def _signed(zone: dns.zone.Zone) -> bool:
-    """As ``dnssec.chain_of`` decides: a DNSKEY at the apex."""
-    return zone.get_rdataset(zone.origin, dns.rdatatype.DNSKEY) is not None
 
 
 def _zone_text(zone: dns.zone.Zone) -> slices.Work[list[str]]:
