@@ -5,7 +5,7 @@ whatever the case of its name; the IXFR history from a serial; a zone being dele
 from __future__ import annotations
 
 from openkeel_designate.storage import recordsets as rs_store
-from openkeel_designate.storage import workqueue
+from openkeel_designate.storage import workqueue, zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.zonesource import SqlZoneSource
 
@@ -95,3 +95,55 @@ async def test_a_large_zone_is_read_whole(services, client) -> None:
     assert records[0].type == "SOA" and records[0].data.split()[2] == str(claimed.serial)
     listed = await client.get(f"/v2/zones/{zone_id}/recordsets?type=A&limit=1", headers=ADMIN)
     assert listed.json()["recordsets"][0]["status"] == "ACTIVE"
+
+
+async def test_history_steps_whether_the_last_set_is_remembered(services, client,
+                                                                monkeypatch) -> None:
+    """The claim diffs against the set it stored last time without decoding the snapshot, but
+    only when the stored blob is byte for byte the one it remembers: a stale or forgotten set
+    gives the same steps as a decoded snapshot."""
+    source = SqlZoneSource(services.db)
+    made = await client.post("/v2/zones", headers=ADMIN, json={
+        "name": "remembered.example.", "email": "h@remembered.example"})
+    assert made.status_code == 202, made.text
+    zone_id = made.json()["id"]
+    [before] = await _serve(services)
+
+    async def step(label: str) -> tuple:
+        nonlocal before
+        added = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=ADMIN, json={
+            "name": f"{label}.remembered.example.", "type": "A", "records": ["192.0.2.8"]})
+        assert added.status_code == 202, added.text
+        [after] = await _serve(services)
+        [delta] = await source.zone_changes(zone_id, before.serial)
+        before = after
+        return (delta.removed, [(r.name, r.data) for r in delta.added])
+
+    def no_decode(blob: bytes) -> set:
+        raise AssertionError("the remembered set should have been used")
+
+    with monkeypatch.context() as patched:  # remembered from the last claim: never decoded
+        patched.setattr(zonehistory, "decode_snapshot", no_decode)
+        assert await step("one") == ((), [("one.remembered.example.", "192.0.2.8")])
+
+    # Another worker's snapshot (another blob): the remembered set must not be used.
+    zonehistory.LAST_SETS.put(zone_id, b"another blob", {("bogus.remembered.example.", "A",
+                                                         300, "192.0.2.99")})
+    assert await step("two") == ((), [("two.remembered.example.", "192.0.2.8")])
+
+    zonehistory.LAST_SETS.drop(zone_id)  # forgotten (or never this process's): decoded
+    assert await step("three") == ((), [("three.remembered.example.", "192.0.2.8")])
+
+
+def test_last_sets_bounded_by_rows() -> None:
+    sets = zonehistory.LastSets(max_rows=3)
+    two = {("a.x.", "A", 1, "192.0.2.1"), ("b.x.", "A", 1, "192.0.2.2")}
+    sets.put("z1", b"1", two)
+    assert sets.get("z1", b"1") is two and sets.get("z1", b"other") is None
+    sets.put("z2", b"2", {("c.x.", "A", 1, "192.0.2.3")})
+    assert sets.get("z1", b"1") is two  # 3 rows: both kept
+    sets.put("z3", b"3", {("d.x.", "A", 1, "192.0.2.4")})
+    assert sets.get("z1", b"1") is None and sets.get("z2", b"2") is not None  # oldest went
+    sets.put("big", b"4", {(f"{i}.x.", "A", 1, "192.0.2.5") for i in range(4)})
+    assert sets.get("big", b"4") is None  # larger than the bound: not kept
+    assert sets.get("z3", b"3") is not None
