@@ -3,7 +3,10 @@
 
 Imports a zone of ``--records`` records (``import_big.zone_file``), waits until it is ACTIVE,
 then creates ``--changes`` recordsets in it one after the other, each awaited ACTIVE, and prints
-the serving process's CPU per change (user + system, from /proc) and the median time to ACTIVE.
+the serving process's CPU per change (user + system, from /proc) and the median time to ACTIVE;
+meanwhile another project GETs its zones every 20 ms and, from a second client, POSTs a
+recordset into a small zone of its own every 200 ms; the median and worst round trips of each
+are printed: the stall a change to a large zone causes its neighbours.
 ``--server-src`` serves another source tree (e.g. an older commit's, from git archive), so the
 two can be run back to back. Printed, never asserted.
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import signal
 import statistics
 import subprocess
@@ -33,6 +37,51 @@ from targets import BENCH_QUOTAS, ServerProcess  # noqa: E402
 
 ZONE = "large.bench.example."
 PROJECT = "bench"
+
+
+async def neighbour(server: ServerProcess, stop: asyncio.Event) -> tuple[list[float], list[float]]:
+    """Round trips of another project until ``stop``, from two clients of its own: one GETs its
+    zones every 20 ms, the other POSTs a recordset into a small zone every 200 ms. What a
+    tenant with nothing to do with the large zone sees of the server meanwhile."""
+    async with httpx.AsyncClient(base_url=server.api_url, headers={"X-Auth-Project-Id": "neighbour"},
+                                 timeout=120) as client:
+        made = await client.post("/v2/zones", json={"name": "neighbour.bench.example.",
+                                                    "email": "n@neighbour.bench.example"})
+        assert made.status_code == 202, made.text
+        zone_id = made.json()["id"]
+
+        async def every(pause: float, call) -> list[float]:  # noqa: ANN001
+            took = []
+            for index in itertools.count():
+                if stop.is_set():
+                    return took
+                started = time.perf_counter()
+                resp = await call(index)
+                assert resp.status_code in (200, 202), resp.text
+                took.append(time.perf_counter() - started)
+                await asyncio.sleep(pause)
+            return took
+
+        def read(_index: int):  # noqa: ANN202
+            return client.get("/v2/zones")
+
+        def write(index: int):  # noqa: ANN202
+            return client.post(f"/v2/zones/{zone_id}/recordsets", json={
+                "name": f"n{index}.neighbour.bench.example.", "type": "A", "records": ["192.0.2.2"]})
+
+        reads, writes = await asyncio.gather(every(0.02, read), every(0.2, write))
+    return reads, writes
+
+
+async def changes_beside_neighbour(
+        server: ServerProcess, count: int) -> tuple[list[float], list[float], tuple[list[float], list[float]]]:
+    stop = asyncio.Event()
+    probe = asyncio.create_task(neighbour(server, stop))
+    try:
+        cpu, took = await changes(server, count)
+    finally:
+        stop.set()
+    return cpu, took, await probe
 
 
 async def changes(server: ServerProcess, count: int) -> tuple[list[float], list[float]]:
@@ -83,7 +132,7 @@ def main() -> int:
             ["py-spy", "record", "--pid", str(server.pid), "--rate", "250", "--format", "raw",
              "--output", str(args.profile), "--nonblocking"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        cpu, took = asyncio.run(changes(server, args.changes))
+        cpu, took, seen = asyncio.run(changes_beside_neighbour(server, args.changes))
         if spy is not None:
             spy.send_signal(signal.SIGINT)
             spy.wait(30)
@@ -93,6 +142,9 @@ def main() -> int:
           f"{', server ' + str(args.server_src) if args.server_src else ''}: server CPU per "
           f"change median {1000 * statistics.median(cpu):.0f} ms (min {1000 * min(cpu):.0f}); "
           f"POST -> ACTIVE median {1000 * statistics.median(took):.0f} ms")
+    for label, times in zip(("GET /v2/zones", "recordset POST"), seen):
+        print(f"  another project's {label} meanwhile ({len(times)}): median "
+              f"{1000 * statistics.median(times):.1f} ms, worst {1000 * max(times):.0f} ms")
     return 0
 
 

@@ -30,7 +30,7 @@ LAYERS: dict[str, set[str]] = {
     "dnswire": {"domain", "slices"},
     "config": {"domain"},
     "network": {"domain"},
-    "storage": {"dnswire", "domain"},
+    "storage": {"dnswire", "domain", "slices"},
     "central": {"storage", "network", "config", "dnswire", "domain", "observability",
                 "offload"},
     "api": {"central", "domain", "observability"},

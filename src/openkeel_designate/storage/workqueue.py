@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate import slices
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import changes as change_store
@@ -34,6 +35,7 @@ from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
+from openkeel_designate.slices import Work
 from openkeel_designate.storage.database import BOUNDED, Database, bounded
 from openkeel_designate.storage.models import (
     PoolNsRecord,
@@ -43,7 +45,7 @@ from openkeel_designate.storage.models import (
     Zone,
     utcnow,
 )
-from openkeel_designate.storage.zonesource import SERVED, served_records
+from openkeel_designate.storage.zonesource import SERVED, served_records_steps
 
 
 # A claim transaction stops taking zones after this long; the rest go into the next one, so
@@ -267,9 +269,20 @@ async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Ro
     """What mdns serves of the zone now, the SOA without its serial: the content the history
     compares (a step that changes the SOA's email or TTL then says so)."""
     # Core, not the ORM's execution: the same rows without its per-row loading (100,000 here).
-    rows = (await (await session.connection()).execute(SERVED, {"b_zone_id": zone_id})).all()
-    return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
-            for r in served_records(rows, zone_id)}
+    result = await (await session.connection()).execute(SERVED, {"b_zone_id": zone_id})
+    return await slices.drive(_served_set_steps(result, zone_id))
+
+
+def _served_set_steps(result, zone_id: str) -> Work[set[zonehistory.Row]]:  # noqa: ANN001
+    """In ``slices``: the whole zone goes through here on every claim of it, beside every
+    other tenant's requests on the same loop."""
+    served = yield from served_records_steps(result.partitions(zonehistory.STEP), zone_id)
+    rows: set[zonehistory.Row] = set()
+    for start in range(0, len(served), zonehistory.STEP):
+        rows.update(zonehistory.history_row(r.name, r.type, r.ttl, r.data)
+                    for r in served[start:start + zonehistory.STEP])
+        yield
+    return rows
 
 
 async def _rewrite_soa(session: AsyncSession, zone) -> None:  # noqa: ANN001 - a frozen zone

@@ -11,12 +11,14 @@ from __future__ import annotations
 from sqlalchemy import Select, bindparam, func, select, union
 
 from openkeel_designate.dnswire.catalog import catalog_records
-from openkeel_designate.dnswire.coherence import coherent
+from openkeel_designate import slices
+from openkeel_designate.dnswire.coherence import coherent_steps
 from openkeel_designate.domain import names
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta, ZoneHead, ZoneSigning
 from openkeel_designate.storage import catalogzones, dnssec, zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import Database
+from openkeel_designate.slices import Work
 from openkeel_designate.storage.models import (
     PoolAlsoNotify,
     PoolNameserver,
@@ -43,7 +45,17 @@ SERVED = _served_query()  # built once: AXFR reads the whole zone with it, and t
 def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of SERVED
     """The rows of ``SERVED`` (or of one name of it) as the records served: coherent
     (``dnswire/coherence``)."""
-    return coherent((ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in rows), zone)
+    return slices.run(served_records_steps([rows], zone))
+
+
+def served_records_steps(parts, zone: str) -> Work[list[ServedRecord]]:  # noqa: ANN001
+    """``served_records`` over partitions of the rows (``Result.partitions``), as ``slices``
+    work: the worker's claim reads a whole zone with it on the shared loop."""
+    records: list[ServedRecord] = []
+    for part in parts:
+        records.extend(ServedRecord(n, t, int(ttl), data) for n, t, ttl, data in part)
+        yield
+    return (yield from coherent_steps(records, zone))
 
 
 def _read_statements():  # noqa: ANN202 - prebuilt statements

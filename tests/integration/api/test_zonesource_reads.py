@@ -123,7 +123,7 @@ async def test_history_steps_whether_the_last_set_is_remembered(services, client
         raise AssertionError("the remembered set should have been used")
 
     with monkeypatch.context() as patched:  # remembered from the last claim: never decoded
-        patched.setattr(zonehistory, "decode_snapshot", no_decode)
+        patched.setattr(zonehistory, "decode_steps", no_decode)
         assert await step("one") == ((), [("one.remembered.example.", "192.0.2.8")])
 
     # Another worker's snapshot (another blob): the remembered set must not be used.
