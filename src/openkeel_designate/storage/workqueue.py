@@ -28,6 +28,7 @@ from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import slices
+from openkeel_designate.slices import Work
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import changes as change_store
@@ -35,7 +36,6 @@ from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.slices import Work
 from openkeel_designate.storage.database import BOUNDED, Database, bounded
 from openkeel_designate.storage.models import (
     PoolNsRecord,

@@ -6,9 +6,10 @@ so the records table alone cannot say what a secondary holds at the old serial. 
 worker claim assigns a new serial, the served set (exactly what mdns puts in an AXFR, the SOA's
 serial left out) is read and compared with the set stored at the previous serial; the difference becomes one
 ``zone_changes`` row.  Only the newest row of a zone keeps the full set (``snapshot``,
-zlib-compressed JSON, a few bytes per record), so the storage cost is one snapshot per zone plus
+zlib-compressed lines of JSON, a few bytes per record), so the storage cost is one snapshot per zone plus
 the last ``KEEP`` differences.  The price is one extra read of the zone per serial — the same query
-one AXFR costs — paid by the writer, never by a transfer.
+one AXFR costs — paid by the writer, never by a transfer, in ``slices`` so that a large zone's
+claim leaves the loop to the other tenants.
 
 Limit, and why it is safe: mdns serves live rows, so a secondary that transferred between a write
 and its claim holds serial N plus some pending changes.  The N→N+1 difference may then remove what
@@ -111,7 +112,7 @@ class LastSets:
     """The served set this process last stored as each zone's snapshot, with the blob it wrote.
 
     Decoding the snapshot was a sixth of a change's CPU in a zone of 8,000 records
-    (bench/README.md, "the claim's history"), and the worker that wrote a zone's snapshot is
+    (bench/README.md, "Where a change to a large zone went"), and the worker that wrote a zone's snapshot is
     usually the one that claims the zone next. The set is used only when the blob read back is
     byte for byte the one it was stored with, so another worker's step, a base or a restored
     database is decoded as before. Bounded by rows in all (least recently stored go first);

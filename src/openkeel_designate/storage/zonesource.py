@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from sqlalchemy import Select, bindparam, func, select, union
 
-from openkeel_designate.dnswire.catalog import catalog_records
 from openkeel_designate import slices
+from openkeel_designate.dnswire.catalog import catalog_records
 from openkeel_designate.dnswire.coherence import coherent_steps
 from openkeel_designate.domain import names
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta, ZoneHead, ZoneSigning
 from openkeel_designate.storage import catalogzones, dnssec, zonehistory
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import Database
 from openkeel_designate.slices import Work
+from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import (
     PoolAlsoNotify,
     PoolNameserver,
