@@ -1,5 +1,6 @@
-"""The IXFR history's snapshot blob: written in lines so that reading it can be sliced, and the
-single-array blobs written before still read the same."""
+"""The IXFR history's snapshot blob: one JSON array with a newline between stretches of rows, so
+that reading it can be sliced while any version still reads it whole; the blobs written before
+(one array, no newline) read the same."""
 
 from __future__ import annotations
 
@@ -17,11 +18,14 @@ def _rows(count: int) -> set[zonehistory.Row]:
     return rows
 
 
-def test_round_trip_in_lines() -> None:
+def test_round_trip_in_stretches() -> None:
     rows = _rows(2 * zonehistory.STEP + 10)
     blob = slices.run(zonehistory.encode_steps(rows))
-    assert len(zlib.decompress(blob).split(b"\n")) == 3  # STEP rows a line
+    text = zlib.decompress(blob)
+    assert len(text.split(b"\n")) == 3  # STEP rows a stretch
     assert slices.run(zonehistory.decode_steps(blob)) == rows
+    # still the one JSON array the version before decodes whole
+    assert {tuple(row) for row in json.loads(text)} == rows
 
 
 def test_empty_and_small_sets() -> None:
@@ -29,7 +33,7 @@ def test_empty_and_small_sets() -> None:
         assert slices.run(zonehistory.decode_steps(slices.run(zonehistory.encode_steps(rows)))) == rows
 
 
-def test_a_snapshot_written_as_one_array_still_reads() -> None:
+def test_a_snapshot_written_before_still_reads() -> None:
     rows = _rows(5000)
     before = zlib.compress(json.dumps(sorted(rows), separators=(",", ":")).encode(), 6)
     assert slices.run(zonehistory.decode_steps(before)) == rows
@@ -38,5 +42,5 @@ def test_a_snapshot_written_as_one_array_still_reads() -> None:
 def test_decoding_yields_between_lines() -> None:
     rows = _rows(3 * zonehistory.STEP)
     steps = zonehistory.decode_steps(slices.run(zonehistory.encode_steps(rows)))
-    # decompress, then one step per line of STEP rows
+    # decompress, then one step per stretch of STEP rows
     assert sum(1 for _ in steps) >= 4
