@@ -139,7 +139,7 @@ def name_key_default(context: DefaultExecutionContext) -> str:
 
 def reverse_key_default(context: DefaultExecutionContext) -> str:
     """``reverse_key`` of a zone insert that does not set it: ``name_key`` backwards."""
-    return names.key(context.get_current_parameters()["name"])[::-1]
+    return name_key_default(context)[::-1]
 
 
 # Compared byte by byte on every engine, so that the zones below a name are one index range
