@@ -14,6 +14,7 @@ starts with the default set only when ``[service:externaldns] project_id`` names
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -57,6 +58,22 @@ ALL_ROLES = ("api", "worker", "mdns", "producer", "nameserver", "sink", "externa
 HEARTBEAT_NAMES = {"api": "central", "worker": "worker", "mdns": "mdns", "producer": "producer"}
 # How long a stop waits for loops and listeners to end by themselves before cancelling them.
 STOP_GRACE_SECONDS = 5.0
+
+
+def freeze_startup_heap() -> None:
+    """Move what start-up built out of the cyclic garbage collector's sight (``gc.freeze``).
+
+    Modules, classes, routes, policies, the ORM's mappers and the zones the nameserver loaded are
+    ~140,000 container objects that live as long as the process. A full collection walks every
+    tracked object, so each took 77-86 ms on the 2-core test machine, and CPython runs one
+    whenever enough new objects have survived: a stall of that length for every request on the
+    loop at that moment; 8-15 ms once they are frozen (bench/README.md, "gc.freeze"). Frozen
+    objects are skipped by collections; freed by reference counting they still are.
+    Garbage first, so that none is frozen. What start-up made and later drops inside a reference
+    cycle is then never collected: bounded by what start-up made, and start-up objects live on.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def open_database(conf: cfg.ConfigOpts) -> Database:
@@ -371,6 +388,7 @@ async def serve(conf: cfg.ConfigOpts, roles: list[str] | None = None, *,
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, runtime.request_stop)
     await runtime.start()
+    freeze_startup_heap()
     try:
         await runtime.wait()
     finally:

@@ -90,5 +90,6 @@ def _detailed_body(result: dict) -> dict:
     return {"detailed": True, "python_version": sys.version,
             "now": str(datetime.now(timezone.utc).replace(tzinfo=None)),
             "platform": platform.platform(),
-            "gc": {"counts": gc.get_count(), "threshold": gc.get_threshold()},
+            "gc": {"counts": gc.get_count(), "threshold": gc.get_threshold(),
+                   "frozen": gc.get_freeze_count()},
             "reasons": [result], "greenthreads": [], "threads": stacks}
