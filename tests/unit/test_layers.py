@@ -27,12 +27,14 @@ LAYERS: dict[str, set[str]] = {
     "offload": set(),
     # long CPU work cut into steps that give the event loop back (nameserver's zone loads)
     "slices": set(),
+    # the garbage collector paused around work that makes many short-lived objects
+    "gcpause": set(),
     "dnswire": {"domain", "slices"},
     "config": {"domain"},
     "network": {"domain"},
-    "storage": {"dnswire", "domain", "slices"},
+    "storage": {"dnswire", "domain", "slices", "gcpause"},
     "central": {"storage", "network", "config", "dnswire", "domain", "observability",
-                "offload"},
+                "offload", "gcpause"},
     "api": {"central", "domain", "observability"},
     # ExternalDNS's webhook provider: receives HTTP as the api does and calls central in process
     "externaldns": {"central", "domain", "observability"},

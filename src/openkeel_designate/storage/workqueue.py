@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate import slices
+from openkeel_designate import gcpause, slices
 from openkeel_designate.slices import Work
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
@@ -253,16 +253,20 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
                           new_serial: int) -> None:
-    served = await _served_set(session, zone_id)
-    await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served)
+    """The IXFR step of a new serial. The zone is read whole, so the collector is paused
+    (``gcpause``): otherwise the rows alive across the slices set off a full collection."""
+    with gcpause.paused():
+        served = await _served_set(session, zone_id)
+        await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served)
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None:
     latest = await zonehistory.latest_serial(session, zone_id)
     if latest == serial:
         return  # a retry: the history already starts here (one indexed read, no zone read)
-    await zonehistory.record_base(session, zone_id, serial, await _served_set(session, zone_id),
-                                  after=latest)
+    with gcpause.paused():  # as in ``_record_history``: the zone is read whole
+        await zonehistory.record_base(session, zone_id, serial,
+                                      await _served_set(session, zone_id), after=latest)
 
 
 async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:

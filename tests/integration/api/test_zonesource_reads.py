@@ -135,6 +135,34 @@ async def test_history_steps_whether_the_last_set_is_remembered(services, client
     assert await step("three") == ((), [("three.remembered.example.", "192.0.2.8")])
 
 
+async def test_history_step_runs_with_the_collector_paused(services, client,
+                                                          monkeypatch) -> None:
+    """The claim reads the zone whole for its IXFR step: with the collector paused meanwhile
+    (``gcpause``), back on once the claim is done."""
+    import gc
+
+    made = await client.post("/v2/zones", headers=ADMIN, json={
+        "name": "paused.example.", "email": "h@paused.example"})
+    assert made.status_code == 202, made.text
+    await _serve(services)
+    added = await client.post(f"/v2/zones/{made.json()['id']}/recordsets", headers=ADMIN,
+                              json={"name": "a.paused.example.", "type": "A",
+                                    "records": ["192.0.2.1"]})
+    assert added.status_code == 202, added.text
+    collecting: list[bool] = []
+    record_serial = zonehistory.record_serial
+
+    async def watched(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        collecting.append(gc.isenabled())
+        return await record_serial(*args, **kwargs)
+
+    monkeypatch.setattr(zonehistory, "record_serial", watched)
+    gc.enable()
+    await _serve(services)
+    assert collecting == [False]
+    assert gc.isenabled()
+
+
 def test_last_sets_bounded_by_rows() -> None:
     sets = zonehistory.LastSets(max_rows=3)
     two = {("a.x.", "A", 1, "192.0.2.1"), ("b.x.", "A", 1, "192.0.2.2")}
