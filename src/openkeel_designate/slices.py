@@ -12,7 +12,9 @@ has run for ``SLICE`` seconds.  ``run`` drives the same generator without pausin
 callers that have no loop to share (start-up, tests): one way to build, two ways to wait.
 
 What slicing cannot split: CPython's full garbage collection, which scans every object the
-process holds (``bench/nameserver_refresh.py`` prints them).
+process holds (``bench/nameserver_refresh.py`` prints them). ``serve`` freezes what start-up
+built (``runtime.freeze_startup_heap``), and work that keeps many short-lived objects alive
+across its slices pauses the collector (``gcpause.py``) so as not to set one off.
 
 A step must stay small (microseconds): the slice is checked between steps, never inside one.
 """
