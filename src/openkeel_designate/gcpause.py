@@ -11,7 +11,8 @@ never reach the old generation (``bench/README.md``, "gc.freeze and the claim's 
 
 ``paused`` nests and may span ``await``s: claims of several zones interleave on the loop, and
 the collector resumes when the last one ends, only if it was enabled when the first began.
-Cyclic garbage others make meanwhile waits for the next collection after that.
+Cyclic garbage others make meanwhile waits for the next collection after that; a pause lasts
+as long as the work, database waits included.
 """
 
 from __future__ import annotations
