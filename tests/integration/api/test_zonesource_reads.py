@@ -4,6 +4,8 @@ whatever the case of its name; the IXFR history from a serial; a zone being dele
 
 from __future__ import annotations
 
+import gc
+
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import workqueue, zonehistory
 from openkeel_designate.storage import zones as zone_store
@@ -139,8 +141,6 @@ async def test_history_step_runs_with_the_collector_paused(services, client,
                                                           monkeypatch) -> None:
     """The claim reads the zone whole for its IXFR step: with the collector paused meanwhile
     (``gcpause``), back on once the claim is done."""
-    import gc
-
     made = await client.post("/v2/zones", headers=ADMIN, json={
         "name": "paused.example.", "email": "h@paused.example"})
     assert made.status_code == 202, made.text
