@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, false, func, or_, select, tuple_, union_all
+from sqlalchemy import (Select, and_, bindparam, case, false, func, inspect, or_, select, tuple_,
+                        union_all)
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from openkeel_designate.domain import errors, names
+from openkeel_designate.domain import errors, names, rrtypes
 from openkeel_designate.domain.paging import Page
 
 
@@ -141,12 +142,26 @@ def _paged(query: Select, model: Any, keys: list[str], page: Page,
     return query
 
 
+# A recordset's type sorts in the order of Designate's type list, not alphabetically: its
+# column there is an enumeration (MariaDB ENUM, PostgreSQL enum type), and both engines order an
+# enumeration by its declared values: A, AAAA, CNAME, MX, SRV, TXT, SPF, NS, PTR ... (checked
+# against Designate 23.0.0). That list is the types' ``rank``. A type without a rank (kept by a
+# secondary zone) sorts after them.
+_TYPE_RANKS = {name: record_type.rank for name, record_type in rrtypes.REGISTRY.items()}
+_UNRANKED = max(_TYPE_RANKS.values()) + 1
+
+
 def _sort_expression(model: Any, key: str) -> Any:
     """Names sort case-insensitively on every engine, as on Designate's MariaDB collation,
     which folds to upper case: ``_sip`` sorts after ``www`` there (``_`` > ``Z``), so upper()
-    and not lower() (which would put ``_`` before the letters)."""
+    and not lower() (which would put ``_`` before the letters). A recordset's type sorts by
+    rank (``_TYPE_RANKS``)."""
     column = getattr(model, key)
-    return func.upper(column) if key in ("name", "email") else column
+    if key in ("name", "email"):
+        return func.upper(column)
+    if key == "type" and inspect(model).mapper.local_table.name == "recordsets":
+        return case(_TYPE_RANKS, value=column, else_=_UNRANKED)
+    return column
 
 
 async def _marker_bound(session: AsyncSession, model: Any, keys: list[str],

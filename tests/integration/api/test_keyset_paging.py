@@ -164,11 +164,24 @@ async def test_cross_zone_pages_equal_one_page(client, shared_world, query):
 
 
 @pytest.mark.parametrize("query", ["sort_key=ttl", "sort_key=ttl&sort_dir=desc", "sort_key=name",
-                                   "sort_key=name&sort_dir=desc", ""])
+                                   "sort_key=name&sort_dir=desc", "", "sort_key=type",
+                                   "sort_key=type&sort_dir=desc"])
 async def test_one_zone_pages_equal_one_page(client, shared_world, query):
     path = f"/v2/zones/{shared_world['shared']['id']}/recordsets?{query}"
     full = await assert_pages_match(client, path, A)
     assert len(full) == 2 + 8  # SOA, NS and the eight made in it
+
+
+async def test_type_sorts_in_designates_type_order(client, shared_world):
+    """``sort_key=type`` follows Designate's list of types (its column is an enumeration):
+    A, AAAA, CNAME, MX, SRV, TXT, SPF, NS, PTR, SSHFP, SOA ... — TXT before NS and SOA, which
+    an alphabetical sort would reverse."""
+    path = f"/v2/zones/{shared_world['shared']['id']}/recordsets?sort_key=type"
+    types = [r["type"] for r in await whole(client, path, A)]
+    assert [t for i, t in enumerate(types) if t not in types[:i]] == ["A", "MX", "TXT", "NS", "SOA"]
+    descending = [r["type"] for r in await whole(client, path + "&sort_dir=desc", A)]
+    assert [t for i, t in enumerate(descending) if t not in descending[:i]] == [
+        "SOA", "NS", "TXT", "MX", "A"]
 
 
 async def test_cross_zone_list_follows_the_zone_owner(client, shared_world):
