@@ -190,7 +190,8 @@ def run_sequence(seq: Sequence, ref_url: str, ours_url: str) -> list[Result]:
                                           step.wait.path, late, Answer(), Answer()))
                 continue
             a, b = ref.send(step, position), ours.send(step, position)
-            diffs = differences(a, b, step.ordered, step.shape_only, step.secondary)
+            diffs = differences(a, b, step.ordered, step.shape_only, step.secondary,
+                                tie_key=_sort_key(step.path))
             results.append(Result(seq.name, seq.index, position, step.label, step.method,
                                   step.path, diffs, a, b))
     finally:
@@ -223,3 +224,9 @@ def run_all(sequences: Iterable[Sequence], ref_url: str, ours_url: str, jobs: in
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         batches = list(pool.map(lambda s: run_sequence(s, ref_url, ours_url), sequences))
     return [result for batch in batches for result in batch]
+
+
+def _sort_key(path: str) -> str:
+    """The ``sort_key`` a list step asks for (``name`` when none): what its ties share."""
+    found = re.search(r"[?&]sort_key=([a-z_]+)", path)
+    return found.group(1) if found else "name"
