@@ -89,7 +89,13 @@ class Database:
         # was opened and closed again on every request. On SQLite opening one costs a thread
         # and the pragmas; on PostgreSQL a round of connection set-up and the statements
         # prepared again: a burst of 300 creates cost twice the CPU per zone with 5 kept.
-        kept = {"pool_size": pool_size + max_overflow, "max_overflow": 0}
+        # Handed out last-in first-out: a burst's extra connections stay open, but a quiet
+        # stream of requests keeps reusing the one it just returned. Round robin over all of
+        # them (the pool's default) made each SQLite connection find its page cache stale
+        # (another connection wrote since), so every write read its pages again: ~50 preads
+        # per recordset POST instead of ~2 (bench/README.md, "The pool hands out the last
+        # connection returned"); on PostgreSQL it spreads asyncpg's prepared statements thin.
+        kept = {"pool_size": pool_size + max_overflow, "max_overflow": 0, "pool_use_lifo": True}
         kwargs: dict = {}
         if self.backend == "sqlite":
             kwargs = {"pool_reset_on_return": None,

@@ -192,3 +192,22 @@ async def test_the_log_is_checkpointed_after_every_hundred_writes_not_in_a_commi
             break
         await asyncio.sleep(0.02)
     assert in_the_file_itself() == wal.EVERY
+
+
+async def test_a_quiet_stream_reuses_the_connection_it_just_returned(db):
+    """After a burst opened several connections, one request at a time gets the connection the
+    last one returned (its page cache is current), not the next in a round robin whose cache
+    another connection's writes made stale."""
+    async def hold(seconds: float) -> None:
+        async with db.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+            await asyncio.sleep(seconds)
+
+    await asyncio.gather(*(hold(0.05) for _ in range(4)))
+    assert db.engine.pool.checkedin() >= 4
+    used = []
+    for i in range(6):
+        async with db.engine.begin() as conn:
+            await conn.execute(text("INSERT INTO t (name) VALUES (:n)"), {"n": f"q{i}"})
+            used.append(id((await conn.get_raw_connection()).driver_connection))
+    assert len(set(used)) == 1
