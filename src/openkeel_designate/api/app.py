@@ -64,7 +64,11 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
                    tlds, tsigkeys, blacklists, admin,
                    transfers, shares,
                    zone_imports, zone_exports, zone_actions):
-        app.include_router(module.router)
+        # The routes themselves, in this order, not the routers: an included router is one
+        # more candidate FastAPI matches the path against, router by router, then once more
+        # inside the router it chose (~0.03 ms of a GET's 0.34 ms, bench/README.md). The
+        # routers carry no prefix, dependencies or limits of their own, so nothing is lost.
+        app.router.routes.extend(module.router.routes)
     _install_error_handlers(app)
     configured = services.conf.supported_record_type
     install_openapi(app, [name for name in configured if rrtypes.enabled(name, configured)])
