@@ -55,7 +55,11 @@ def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI
     """``auth`` defaults to the ``[service:api] auth_strategy`` of the services' config."""
     auth = auth or make_authenticator(services.conf)
     app = FastAPI(title="OpenKeel Designate", version="2.4", docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json", redirect_slashes=False)
+                  openapi_url="/openapi.json", redirect_slashes=False,
+                  # FastAPI's own OpenTelemetry hooks off: the service's metrics and request log
+                  # are its own (observability/), and the hooks looked up three global
+                  # providers on every request only to find none configured.
+                  telemetry={"tracing": False, "metrics": False, "logs": False})
     app.state.services = services
     app.state.auth = auth
     for module in (root, health, console, zones, propagation, dnssec, recordsets, changes, pools,
