@@ -43,6 +43,7 @@ from openkeel_designate.storage.models import (
     RecordSet,
     Timestamp,
     Zone,
+    ZoneChange,
     utcnow,
 )
 from openkeel_designate.storage.zonesource import SERVED, served_records_steps
@@ -54,6 +55,11 @@ CLAIM_SLICE_SECONDS = 0.05
 # A change of at most this many records (a POST's, not an import's) has its records' stamp
 # and completion vouched small (``database.bounded``: on SQLite no thread crossing).
 SMALL_CHANGE = 100
+# A zone whose newest snapshot is at least this large (zlib'd JSON, ~7 bytes a record: some
+# 5,000 records) has its next IXFR step made before the claim's write transaction
+# (``zonehistory.PreparedStep``); a smaller one is read inside it, as that costs less than a
+# second read of the zone.
+PREPARE_BYTES = 32_768
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,20 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
 _CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET = _claim_statements()
 
 
+def _prepare_statements():  # noqa: ANN202 - prebuilt statements
+    """What says whether a zone's step is worth preparing: its ``change_seq`` and the size of
+    its newest snapshot, one point read; and its SOA as served, read again inside the claim."""
+    z, zc = Zone.__table__, ZoneChange.__table__
+    size = (select(func.length(zc.c.snapshot))
+            .where(zc.c.zone_id == z.c.id, zc.c.snapshot.is_not(None))
+            .order_by(zc.c.id.desc()).limit(1).scalar_subquery())
+    head = select(z.c.change_seq, size.label("size")).where(z.c.id == bindparam("b_zone_id"))
+    return head, SERVED.where(RecordSet.type == "SOA")
+
+
+_PREPARE_HEAD, _SERVED_SOA = _prepare_statements()
+
+
 def _write_statements():  # noqa: ANN202 - prebuilt statements
     """The writes of a claim and of a completion, built once, executed as Core statements.
 
@@ -184,25 +204,52 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     # claim checks again that the zone is still claimable.
     [found] = await db.point_reads([(query, params)])
     candidates = [tuple(row) for row in found]
+    prepared = await _prepare_steps(db, [zone_id for zone_id, _, action in candidates
+                                         if action == "UPDATE"])
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(
-            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds),
+            lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds, prepared),
             ahead=all(action == "CREATE" for _, _, action in candidates))
         claimed += taken
         candidates = candidates[used:]
     return claimed
 
 
+async def _prepare_steps(db: Database, zone_ids: list[str]
+                         ) -> dict[str, zonehistory.PreparedStep]:
+    """The next IXFR step of each large zone among ``zone_ids``, made outside any write
+    transaction (``zonehistory.PreparedStep`` says why and when the claim may use it)."""
+    if not zone_ids:
+        return {}
+    heads = await db.point_reads([(_PREPARE_HEAD, {"b_zone_id": zone_id}) for zone_id in zone_ids])
+    prepared = {}
+    for zone_id, found in zip(zone_ids, heads):
+        if not found or (found[0].size or 0) < PREPARE_BYTES:
+            continue
+        # change_seq was read first: a write after it shows as a newer one inside the claim.
+        async with db.read() as session:
+            base = await zonehistory.newest_snapshot(session, zone_id)
+            if base is None:
+                continue
+            with gcpause.paused():  # the zone is read whole, as in ``_record_history``
+                served = await _served_set(session, zone_id)
+                prepared[zone_id] = await zonehistory.prepare_step(
+                    zone_id, found[0].change_seq, served, base)
+    return prepared
+
+
 async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | None, str]],
-                       owner: str, lease_seconds: int) -> tuple[int, list[ClaimedZone]]:
+                       owner: str, lease_seconds: int,
+                       prepared: dict[str, zonehistory.PreparedStep]
+                       ) -> tuple[int, list[ClaimedZone]]:
     """Claim candidates in order until ``CLAIM_SLICE_SECONDS`` pass; how many were tried, and
     what was taken. The bound keeps the write turn short when the zones are large (a claim
     reads a changed zone whole for its IXFR history)."""
     started, tried = time.monotonic(), 0
     taken = []
     for tried, (zone_id, previous_owner, _action) in enumerate(candidates, 1):
-        result = await _claim_one(session, zone_id, owner, lease_seconds)
+        result = await _claim_one(session, zone_id, owner, lease_seconds, prepared.get(zone_id))
         if result is not None:
             taken_over = previous_owner is not None and previous_owner != owner
             taken.append(dataclasses.replace(result, taken_over=taken_over))
@@ -211,8 +258,8 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
     return tried, taken
 
 
-async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
-                     lease_seconds: int) -> ClaimedZone | None:
+async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seconds: int,
+                     prepared: zonehistory.PreparedStep | None = None) -> ClaimedZone | None:
     now = utcnow()
     connection = await session.connection()
     taken = await connection.execute(_TAKE, {
@@ -232,7 +279,9 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
         await connection.execute(_NEW_SERIAL, {"b_zone_id": zone_id, "b_serial": zone.serial,
                                                "b_now": now})
         await _rewrite_soa(session, zone)
-        await _record_history(session, zone.id, old_serial, zone.serial)
+        if prepared is not None and prepared.change_seq != zone.change_seq:
+            prepared = None  # written since: the zone is read again
+        await _record_history(session, zone.id, old_serial, zone.serial, prepared)
         await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
         if zone.pending_since is None:
@@ -252,12 +301,26 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str,
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
-                          new_serial: int) -> None:
+                          new_serial: int, prepared: zonehistory.PreparedStep | None = None
+                          ) -> None:
     """The IXFR step of a new serial. The zone is read whole, so the collector is paused
-    (``gcpause``): otherwise the rows alive across the slices set off a full collection."""
+    (``gcpause``): otherwise the rows alive across the slices set off a full collection.
+    ``prepared``: made before this transaction from the zone at its current ``change_seq``; it
+    stands only if the SOA this claim rewrote is, serial aside, still the one it read (the
+    pool's first NS, the SOA's MNAME, may have changed without a zone write)."""
     with gcpause.paused():
-        served = await _served_set(session, zone_id)
-        await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served)
+        if prepared is not None and await _served_soa(session, zone_id) != prepared.soa:
+            prepared = None
+        served = prepared.served if prepared is not None else await _served_set(session, zone_id)
+        await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served,
+                                        prepared)
+
+
+async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
+    """The zone's SOA as ``_served_set`` has it."""
+    result = await (await session.connection()).execute(_SERVED_SOA, {"b_zone_id": zone_id})
+    return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
+            for r in slices.run(served_records_steps([result.all()], zone_id))}
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None:

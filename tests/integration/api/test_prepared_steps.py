@@ -1,0 +1,140 @@
+"""A large zone's IXFR step made before the claim's write transaction
+(``zonehistory.PreparedStep``), on each engine: used when nothing changed in between, and the
+zone read again inside the claim when a write or a new SOA came after it — the steps are those
+of a claim that prepared nothing."""
+
+from __future__ import annotations
+
+from sqlalchemy import update
+
+from openkeel_designate.storage import workqueue, zonehistory
+from openkeel_designate.storage.models import PoolNsRecord
+from openkeel_designate.storage.zonesource import SqlZoneSource
+
+from conftest import project  # type: ignore[import-not-found]
+
+ADMIN = project("prepared-admin", "admin")
+OWNER = "test-prepared-steps"
+
+
+async def _serve(services) -> list[workqueue.ClaimedZone]:  # noqa: ANN001 - fixture
+    claimed = await workqueue.claim(services.db, OWNER, 30, 10)
+    await workqueue.complete_many(services.db, [(z, z.serial) for z in claimed], OWNER)
+    return claimed
+
+
+async def _zone(client, name: str) -> str:  # noqa: ANN001 - fixture
+    made = await client.post("/v2/zones", headers=ADMIN, json={
+        "name": name, "email": f"h@{name.rstrip('.')}"})
+    assert made.status_code == 202, made.text
+    return made.json()["id"]
+
+
+async def _add(client, zone_id: str, name: str) -> None:  # noqa: ANN001 - fixture
+    added = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=ADMIN, json={
+        "name": name, "type": "A", "records": ["192.0.2.9"]})
+    assert added.status_code == 202, added.text
+
+
+def _spy(monkeypatch) -> dict[str, int]:  # noqa: ANN001 - fixture
+    """Counts of the zone's whole reads and of the steps prepared."""
+    calls = {"served_set": 0, "prepared": 0}
+    served_set, prepare_step = workqueue._served_set, zonehistory.prepare_step
+
+    async def counted_read(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        calls["served_set"] += 1
+        return await served_set(*args, **kwargs)
+
+    async def counted_prepare(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls["prepared"] += 1
+        return await prepare_step(*args, **kwargs)
+
+    monkeypatch.setattr(workqueue, "_served_set", counted_read)
+    monkeypatch.setattr(zonehistory, "prepare_step", counted_prepare)
+    return calls
+
+
+async def test_the_step_is_prepared_and_used(services, client, monkeypatch) -> None:
+    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)  # every zone counts as large
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "prepared.example.")
+    [first] = await _serve(services)  # a new zone: its base, nothing to prepare from
+    calls = _spy(monkeypatch)
+    await _add(client, zone_id, "www.prepared.example.")
+    [second] = await _serve(services)
+    # read once, before the claim; the claim used what was prepared
+    assert calls == {"served_set": 1, "prepared": 1}
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert (delta.from_serial, delta.serial, delta.removed, delta.old_soa) == (
+        first.serial, second.serial, (), None)
+    assert [(r.name, r.data) for r in delta.added] == [("www.prepared.example.", "192.0.2.9")]
+    # the snapshot it stored is the base of the next step
+    await _add(client, zone_id, "mail.prepared.example.")
+    [third] = await _serve(services)
+    [one, two] = await source.zone_changes(zone_id, first.serial)
+    assert (two.from_serial, two.serial) == (second.serial, third.serial)
+    assert [(r.name, r.data) for r in two.added] == [("mail.prepared.example.", "192.0.2.9")]
+
+
+async def test_a_write_after_the_preparation_is_in_the_step(services, client,
+                                                           monkeypatch) -> None:
+    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "raced.example.")
+    [first] = await _serve(services)
+    await _add(client, zone_id, "one.raced.example.")
+    prepare_steps = workqueue._prepare_steps
+
+    async def then_a_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made = await prepare_steps(*args, **kwargs)
+        assert list(made) == [zone_id]
+        await _add(client, zone_id, "two.raced.example.")  # between it and the claim
+        return made
+
+    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_write)
+    calls = _spy(monkeypatch)
+    [second] = await _serve(services)
+    assert calls == {"served_set": 2, "prepared": 1}  # read again inside the claim
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert delta.serial == second.serial
+    assert sorted(r.name for r in delta.added) == ["one.raced.example.", "two.raced.example."]
+
+
+async def test_a_new_soa_without_a_zone_write_is_in_the_step(services, client,
+                                                            monkeypatch) -> None:
+    """The pool's first NS record is the SOA's MNAME: changed after the preparation, it
+    changes the SOA the claim writes without a write to the zone."""
+    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "renamed.example.")
+    [first] = await _serve(services)
+    await _add(client, zone_id, "www.renamed.example.")
+    prepare_steps = workqueue._prepare_steps
+
+    async def then_a_new_mname(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made = await prepare_steps(*args, **kwargs)
+        await services.db.transaction(lambda session: session.execute(
+            update(PoolNsRecord).values(hostname="ns-new.renamed-pool.example.")))
+        return made
+
+    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_new_mname)
+    calls = _spy(monkeypatch)
+    [second] = await _serve(services)
+    assert calls == {"served_set": 2, "prepared": 1}
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert delta.old_soa is not None and "ns-new.renamed-pool.example." not in delta.old_soa.data
+    [soa] = await source.rrset(zone_id, "renamed.example.", "SOA")
+    assert soa.data.split()[0] == "ns-new.renamed-pool.example."
+    assert [(r.name, r.data) for r in delta.added] == [("www.renamed.example.", "192.0.2.9")]
+
+
+async def test_a_small_zone_is_read_inside_the_claim(services, client, monkeypatch) -> None:
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "small.example.")
+    [first] = await _serve(services)
+    calls = _spy(monkeypatch)
+    await _add(client, zone_id, "www.small.example.")
+    await _serve(services)
+    assert calls == {"served_set": 1, "prepared": 0}
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert [r.name for r in delta.added] == ["www.small.example."]
