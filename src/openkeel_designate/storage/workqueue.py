@@ -8,12 +8,12 @@ change batches with that serial; completion only marks ACTIVE what that serial c
 if no newer change arrived meanwhile (``change_seq``).  Each new serial is also appended to the
 zone's IXFR history (``zonehistory``), in the same transaction, so mdns never serves a serial it
 has no history for; a large zone's step is made just before that transaction and used only if
-the zone did not change meanwhile (``zonehistory.PreparedStep``).  On SQLite the claim and completion of new zones go ``ahead`` of the
-API's writes queued (``write_turn.LocalTurns``): a burst of creates was otherwise ACTIVE only
-long after its last POST.  Those of changes queue as any write: the wait lets the changes of
-concurrent clients to one zone gather into one serial (going ahead halved the throughput of ten
-clients writing recordsets into ten zones: a push per change instead of per few).  An ERROR,
-a lease handed back or renewed go ahead (rare and short).
+the zone did not change meanwhile (``zonehistory.PreparedStep``).  On SQLite the claim and
+completion of new zones go ``ahead`` of the API's writes queued (``write_turn.LocalTurns``): a
+burst of creates was otherwise ACTIVE only long after its last POST.  Those of changes queue
+as any write: the wait lets the changes of concurrent clients to one zone gather into one serial
+(going ahead halved the throughput of ten clients writing recordsets into ten zones: a push per
+change instead of per few).  An ERROR, a lease handed back or renewed go ahead (rare and short).
 """
 
 from __future__ import annotations
