@@ -71,6 +71,9 @@ class KnotServer:
     def start(self) -> "KnotServer":
         self.dir.mkdir(parents=True, exist_ok=True)
         self.zones_dir.mkdir(exist_ok=True)
+        # knotd keeps its journal there; without the directory it takes every IXFR, fails to
+        # store the change ("failed to store changes (not exists)") and asks for an AXFR.
+        (self.dir / "db").mkdir(exist_ok=True)
         self.dns_port = free_port(dns=True)
         self.conf_path.write_text(self._config())
         self._log = open(self.log_path, "ab")

@@ -134,3 +134,8 @@ def test_zone_propagates_to_knot(knot_server, make_pool_yaml, propagate) -> None
     with ServerProcess(pools=pools) as server:
         took = propagate(server, knot_server.dns_port, "propagated.example.")
     print(f"Knot: zone POST -> ACTIVE in {took * 1000:.0f} ms")
+    # The recordset went by IXFR from mdns, and Knot kept it: no fall back to a full transfer.
+    lines = [line for line in knot_server.log_path.read_text(errors="replace").splitlines()
+             if "[propagated.example.]" in line]
+    assert any("IXFR, incoming" in line and "finished" in line for line in lines), lines
+    assert not any("fallback to AXFR" in line or "failed to store" in line for line in lines), lines
