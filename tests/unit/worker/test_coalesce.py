@@ -16,10 +16,12 @@ def worker() -> Worker:
     return Worker(config.load([]), db=None)  # type: ignore[arg-type]  # the window reads no table
 
 
-def claimed(worker: Worker, *seconds_ago: float, zones: int = 1) -> None:
+def claimed(worker: Worker, *seconds_ago: float, zones: int = 1, changed: int = 0) -> None:
+    """Claims made that long ago, each of ``zones`` zones, ``changed`` of them with changes
+    (the rest new zones)."""
     now = time.monotonic()
     for ago in seconds_ago:
-        worker._last_claims.append((now - ago, zones))
+        worker._last_claims.append((now - ago, zones, changed))
 
 
 def test_an_idle_worker_claims_at_once(worker: Worker) -> None:
@@ -40,6 +42,23 @@ def test_a_stream_of_claims_holds_the_next_for_the_rest_of_the_window(worker: Wo
 def test_a_claim_of_many_zones_holds_the_next_for_the_rest_of_the_window(worker: Worker) -> None:
     """Ten clients writing ten zones: one claim took them all, a second would push them twice."""
     claimed(worker, 0.01, zones=service.STREAM_ZONES)
+    assert service.COALESCE_SECONDS - 0.02 < worker._window_left() <= service.COALESCE_SECONDS
+
+
+def test_many_changed_zones_hold_the_next_claim_for_the_longer_window(worker: Worker) -> None:
+    """Ten tenants writing their zones: their pushes are gathered for longer."""
+    claimed(worker, 0.01, zones=service.STREAM_ZONES, changed=service.STREAM_ZONES)
+    assert (service.BUSY_COALESCE_SECONDS - 0.02 < worker._window_left()
+            <= service.BUSY_COALESCE_SECONDS)
+    worker._last_claims.clear()
+    claimed(worker, service.COALESCE_SECONDS + 0.02, zones=service.STREAM_ZONES,
+            changed=service.STREAM_ZONES)  # past the short window, within the long one
+    assert 0 < worker._window_left() < service.BUSY_COALESCE_SECONDS - service.COALESCE_SECONDS
+
+
+def test_many_new_zones_keep_the_short_window(worker: Worker) -> None:
+    """A burst of creates, or a few zones with changes among them: the usual window."""
+    claimed(worker, 0.01, zones=2 * service.STREAM_ZONES, changed=service.STREAM_ZONES - 1)
     assert service.COALESCE_SECONDS - 0.02 < worker._window_left() <= service.COALESCE_SECONDS
 
 
