@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, bindparam, func, or_, select, update
+from sqlalchemy import and_, bindparam, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -61,6 +61,9 @@ SMALL_CHANGE = 100
 # (``zonehistory.PreparedStep``); a smaller one is read inside it, as that costs less than a
 # second read of the zone.
 PREPARE_BYTES = 32_768
+# ... and so has a zone without a snapshot yet (an import's first claim starts its history) once
+# it holds this many records.
+PREPARE_RECORDS = 5_000
 
 
 @dataclass(frozen=True)
@@ -128,13 +131,20 @@ _CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET = _claim_statements()
 
 
 def _prepare_statements():  # noqa: ANN202 - prebuilt statements
-    """What says whether a zone's step is worth preparing: its ``change_seq`` and the size of
-    its newest snapshot, one point read; and its SOA as served, read again inside the claim."""
-    z, zc = Zone.__table__, ZoneChange.__table__
+    """What says whether a zone's step is worth preparing, one point read: its ``change_seq``,
+    the size of its newest snapshot and its records counted up to ``PREPARE_RECORDS``; and its
+    SOA as served, read again inside the claim."""
+    z, zc, r = Zone.__table__, ZoneChange.__table__, Record.__table__
+    zone_id = bindparam("b_zone_id")
     size = (select(func.length(zc.c.snapshot))
-            .where(zc.c.zone_id == z.c.id, zc.c.snapshot.is_not(None))
+            .where(zc.c.zone_id == zone_id, zc.c.snapshot.is_not(None))
             .order_by(zc.c.id.desc()).limit(1).scalar_subquery())
-    head = select(z.c.change_seq, size.label("size")).where(z.c.id == bindparam("b_zone_id"))
+    some = select(r.c.id).where(r.c.zone_id == zone_id).limit(PREPARE_RECORDS).subquery()
+    records = select(func.count()).select_from(some).scalar_subquery()
+    # counted only without a snapshot: the size says enough otherwise
+    head = select(z.c.change_seq, size.label("size"),
+                  case((size.is_(None), records), else_=0).label("records")).where(
+        z.c.id == zone_id)
     return head, SERVED.where(RecordSet.type == "SOA")
 
 
@@ -206,7 +216,7 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     [found] = await db.point_reads([(query, params)])
     candidates = [tuple(row) for row in found]
     prepared = await _prepare_steps(db, [zone_id for zone_id, _, action in candidates
-                                         if action == "UPDATE"])
+                                         if action != "DELETE"])
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(
@@ -226,18 +236,22 @@ async def _prepare_steps(db: Database, zone_ids: list[str]
     heads = await db.point_reads([(_PREPARE_HEAD, {"b_zone_id": zone_id}) for zone_id in zone_ids])
     prepared = {}
     for zone_id, found in zip(zone_ids, heads):
-        if not found or (found[0].size or 0) < PREPARE_BYTES:
+        if not found or not _large(found[0].size, found[0].records):
             continue
         # change_seq was read first: a write after it shows as a newer one inside the claim.
         async with db.read() as session:
             base = await zonehistory.newest_snapshot(session, zone_id)
-            if base is None:
-                continue
             with gcpause.paused():  # the zone is read whole, as in ``_record_history``
                 served = await _served_set(session, zone_id)
                 prepared[zone_id] = await zonehistory.prepare_step(
                     zone_id, found[0].change_seq, served, base)
     return prepared
+
+
+def _large(snapshot_size: int | None, records: int) -> bool:
+    if snapshot_size is None:
+        return records >= PREPARE_RECORDS
+    return snapshot_size >= PREPARE_BYTES
 
 
 async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | None, str]],
@@ -280,9 +294,8 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
         await connection.execute(_NEW_SERIAL, {"b_zone_id": zone_id, "b_serial": zone.serial,
                                                "b_now": now})
         await _rewrite_soa(session, zone)
-        if prepared is not None and prepared.change_seq != zone.change_seq:
-            prepared = None  # written since: the zone is read again
-        await _record_history(session, zone.id, old_serial, zone.serial, prepared)
+        await _record_history(session, zone.id, old_serial, zone.serial,
+                              _unchanged(prepared, zone.change_seq))
         await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
         if zone.pending_since is None:
@@ -291,7 +304,8 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
         if zone.action == "DELETE":
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
-            await _record_base(session, zone.id, zone.serial)
+            await _record_base(session, zone.id, zone.serial,
+                               _unchanged(prepared, zone.change_seq))
     await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
                              execution_options=BOUNDED if small else {})
     await change_store.stamp_serial(session, zone.id, zone.serial)
@@ -299,6 +313,12 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
                        zone.change_seq, zone.hard_delete, zone.attempts,
                        zone.transferred_at is not None, zone.pending_since,
                        signed=bool(read.signed), small=small)
+
+
+def _unchanged(prepared: zonehistory.PreparedStep | None,
+               change_seq: int) -> zonehistory.PreparedStep | None:
+    """``prepared`` if the zone was not written since (else it is read again in the claim)."""
+    return prepared if prepared is not None and prepared.change_seq == change_seq else None
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
@@ -310,11 +330,19 @@ async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
     stands only if the SOA this claim rewrote is, serial aside, still the one it read (the
     pool's first NS, the SOA's MNAME, may have changed without a zone write)."""
     with gcpause.paused():
-        if prepared is not None and await _served_soa(session, zone_id) != prepared.soa:
-            prepared = None
+        prepared = await _same_soa(session, zone_id, prepared)
         served = prepared.served if prepared is not None else await _served_set(session, zone_id)
         await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served,
                                         prepared)
+
+
+async def _same_soa(session: AsyncSession, zone_id: str,
+                    prepared: zonehistory.PreparedStep | None
+                    ) -> zonehistory.PreparedStep | None:
+    """``prepared`` if the zone's SOA as served now is, serial aside, the one it read."""
+    if prepared is None or await _served_soa(session, zone_id) != prepared.soa:
+        return None
+    return prepared
 
 
 async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
@@ -324,13 +352,21 @@ async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Ro
             for r in slices.run(served_records_steps([result.all()], zone_id))}
 
 
-async def _record_base(session: AsyncSession, zone_id: str, serial: int) -> None:
+async def _record_base(session: AsyncSession, zone_id: str, serial: int,
+                       prepared: zonehistory.PreparedStep | None = None) -> None:
+    """The history's start at ``serial``; ``prepared`` as for ``_record_history`` (only its
+    served set and encoding count here)."""
     latest = await zonehistory.latest_serial(session, zone_id)
     if latest == serial:
         return  # a retry: the history already starts here (one indexed read, no zone read)
     with gcpause.paused():  # as in ``_record_history``: the zone is read whole
-        await zonehistory.record_base(session, zone_id, serial,
-                                      await _served_set(session, zone_id), after=latest)
+        prepared = await _same_soa(session, zone_id, prepared)
+        if prepared is None:
+            await zonehistory.record_base(session, zone_id, serial,
+                                          await _served_set(session, zone_id), after=latest)
+        else:
+            await zonehistory.record_base(session, zone_id, serial, prepared.served,
+                                          after=latest, snapshot=prepared.snapshot)
 
 
 async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:

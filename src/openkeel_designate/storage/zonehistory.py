@@ -217,15 +217,17 @@ class PreparedStep:
     served: set[Row]
     soa: set[Row]  # the served set's SOA rows: the claim rewrites the SOA before the step
     snapshot: bytes  # ``served`` encoded
-    base: bytes  # the newest snapshot when prepared, as stored
+    base: bytes | None  # the newest snapshot when prepared, as stored; None: the zone had none
     removed: set[Row]
     added: set[Row]
 
 
 async def prepare_step(zone_id: str, change_seq: int, served: set[Row],
-                       base: bytes) -> PreparedStep:
-    """The step from snapshot ``base`` to ``served`` (read after ``change_seq``), encoded."""
-    previous = LAST_SETS.get(zone_id, base)
+                       base: bytes | None) -> PreparedStep:
+    """The step from snapshot ``base`` to ``served`` (read after ``change_seq``), encoded.
+    Without a snapshot (an imported zone's first claim) only ``served`` and its encoding count:
+    the history starts there (``record_base``)."""
+    previous = served if base is None else LAST_SETS.get(zone_id, base)
     if previous is None:
         previous = await slices.drive(decode_steps(base))
     return PreparedStep(change_seq, served, {row for row in served if row[1] == "SOA"},
@@ -269,16 +271,17 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
 
 
 async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row], *,
-                      after: int | None) -> None:
+                      after: int | None, snapshot: bytes | None = None) -> None:
     """Start the history at ``serial`` with the zone's served set (``history_row``).
 
     Called when a zone goes out without a new serial — its creation or import — and
     ``latest_serial`` is not already ``serial``, so that the first change after it is already a
     difference: a secondary that transferred the creation serial then gets that change by IXFR
     instead of the whole zone again. ``after``: ``latest_serial`` as read before (None: the
-    zone has no history yet, as a new zone: nothing to clear or prune)."""
+    zone has no history yet, as a new zone: nothing to clear or prune). ``snapshot``:
+    ``served`` already encoded (``PreparedStep``)."""
     await _append(session, zone_id, serial, None, set(), set(), served,
-                  after_snapshot=after is not None)
+                  after_snapshot=after is not None, snapshot=snapshot)
 
 
 async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial: int | None,

@@ -138,3 +138,59 @@ async def test_a_small_zone_is_read_inside_the_claim(services, client, monkeypat
     assert calls == {"served_set": 1, "prepared": 0}
     [delta] = await source.zone_changes(zone_id, first.serial)
     assert [r.name for r in delta.added] == ["www.small.example."]
+
+
+async def test_an_imported_zones_first_claim_uses_a_prepared_base(services, client, task_runner,
+                                                                 monkeypatch) -> None:
+    """An imported zone has no snapshot but many records: its served set is read and encoded
+    before its first claim, and the history starts from it."""
+    monkeypatch.setattr(workqueue, "PREPARE_RECORDS", 3)  # SOA, NS and one A count as many
+    source = SqlZoneSource(services.db)
+    text = ("$ORIGIN imported.example.\n$TTL 300\n"
+            "@ IN SOA ns1.example.net. h.imported.example. 1 3600 600 86400 300\n"
+            "@ IN NS ns1.example.net.\nwww IN A 192.0.2.9\n")
+    started = await client.post("/v2/zones/tasks/imports", content=text.encode(),
+                                headers={**ADMIN, "Content-Type": "text/dns"})
+    assert started.status_code == 202, started.text
+    await task_runner.drain()
+    done = (await client.get(started.json()["links"]["self"], headers=ADMIN)).json()
+    assert done["status"] == "COMPLETE", done
+    zone_id = done["zone_id"]
+    calls = _spy(monkeypatch)
+    [first] = await _serve(services)
+    assert first.action == "CREATE"
+    assert calls == {"served_set": 1, "prepared": 1}
+    # the base holds the imported record: the next step adds only the next one
+    await _add(client, zone_id, "mail.imported.example.")
+    [second] = await _serve(services)
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert (delta.from_serial, delta.serial, delta.removed) == (first.serial, second.serial, ())
+    assert [r.name for r in delta.added] == ["mail.imported.example."]
+
+
+async def test_a_new_zone_written_after_the_preparation_is_read_in_the_claim(
+        services, client, monkeypatch) -> None:
+    """A zone written before its first claim (no snapshot yet, action UPDATE), and again
+    between the preparation and the claim: the claim reads it, and its base has every record."""
+    monkeypatch.setattr(workqueue, "PREPARE_RECORDS", 3)
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "busy-import.example.")
+    await _add(client, zone_id, "www.busy-import.example.")
+    prepare_steps = workqueue._prepare_steps
+
+    async def then_a_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        made = await prepare_steps(*args, **kwargs)
+        assert list(made) == [zone_id]
+        await _add(client, zone_id, "late.busy-import.example.")
+        return made
+
+    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_write)
+    calls = _spy(monkeypatch)
+    [first] = await _serve(services)
+    assert calls == {"served_set": 2, "prepared": 1}
+    monkeypatch.setattr(workqueue, "_prepare_steps", prepare_steps)
+    await _add(client, zone_id, "next.busy-import.example.")
+    [second] = await _serve(services)
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    # the late record was in the base: the step adds only the next one
+    assert [r.name for r in delta.added] == ["next.busy-import.example."]
