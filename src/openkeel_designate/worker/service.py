@@ -74,8 +74,8 @@ STREAM_ZONES = 4
 # When the claims of the last ``BUSY_COALESCE_SECONDS`` took ``STREAM_ZONES`` or more zones with
 # changes (several tenants writing at once), the window is that long instead: each of those
 # pushes costs more CPU than the few changes it carries, and pushing each zone five times a
-# second instead of ten left the API a fifth more of the process. Ten clients writing ten zones
-# went from 279-293 to 343-345 POSTs per s, each change ACTIVE up to 0.1 s later
+# second instead of ten left the API more of the process. Ten clients writing ten zones went
+# from 268-275 to 354-357 POSTs per s on SQLite, each change ACTIVE up to 0.1 s later
 # (bench/README.md, "A longer claim window when many zones change"). New zones keep the short
 # window: a burst of creates was no sooner ACTIVE with the long one.
 BUSY_COALESCE_SECONDS = 0.2
