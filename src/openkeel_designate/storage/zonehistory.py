@@ -204,7 +204,8 @@ def _statements():  # noqa: ANN202 - prebuilt statements
 
 @dataclass(frozen=True)
 class PreparedStep:
-    """A large zone's next step, made before the claim's write transaction.
+    """A large zone's next step (or, without a snapshot yet, its history's start), made before
+    the claim's write transaction.
 
     On SQLite the claim holds the database's one write lock; reading, comparing and encoding a
     zone of 100,000 records inside it held every other tenant's write for over a second. The
@@ -236,6 +237,7 @@ async def prepare_step(zone_id: str, change_seq: int, served: set[Row],
 
 
 async def newest_snapshot(session: AsyncSession, zone_id: str) -> bytes | None:
+    """The zone's newest snapshot as stored (the base of its next step), or None."""
     connection = await session.connection()
     latest = (await connection.execute(_LATEST, {"b_zone_id": zone_id})).first()
     return latest.snapshot if latest is not None else None
