@@ -228,12 +228,17 @@ async def prepare_step(zone_id: str, change_seq: int, served: set[Row],
     """The step from snapshot ``base`` to ``served`` (read after ``change_seq``), encoded.
     Without a snapshot (an imported zone's first claim) only ``served`` and its encoding count:
     the history starts there (``record_base``)."""
-    previous = served if base is None else LAST_SETS.get(zone_id, base)
-    if previous is None:
-        previous = await slices.drive(decode_steps(base))
+    previous = served if base is None else await _stored_set(zone_id, base)
     return PreparedStep(change_seq, served, {row for row in served if row[1] == "SOA"},
                         await slices.drive(encode_steps(served)), base,
                         previous - served, served - previous)
+
+
+async def _stored_set(zone_id: str, blob: bytes) -> set[Row]:
+    """The rows of a stored snapshot: remembered (``LAST_SETS``) when this process wrote that
+    very blob, else decoded."""
+    rows = LAST_SETS.get(zone_id, blob)
+    return rows if rows is not None else await slices.drive(decode_steps(blob))
 
 
 async def newest_snapshot(session: AsyncSession, zone_id: str) -> bytes | None:
@@ -262,9 +267,7 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
         if prepared is not None and latest.snapshot == prepared.base:
             removed, added = prepared.removed, prepared.added
         else:
-            previous = LAST_SETS.get(zone_id, latest.snapshot)
-            if previous is None:
-                previous = await slices.drive(decode_steps(latest.snapshot))
+            previous = await _stored_set(zone_id, latest.snapshot)
             removed, added = previous - served, served - previous
         from_serial = old_serial
     await _append(session, zone_id, new_serial, from_serial, removed, added, served,

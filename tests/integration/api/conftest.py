@@ -17,6 +17,7 @@ from openkeel_designate.central import pools
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
 from openkeel_designate.storage import migrate
+from openkeel_designate.storage import workqueue
 from openkeel_designate.storage.database import Database
 from openkeel_designate.worker import tasks
 from support.databases import empty_database_url
@@ -72,3 +73,11 @@ async def client(services) -> AsyncIterator[httpx.AsyncClient]:
 def project(name: str, roles: str = "member,reader") -> dict[str, str]:
     """noauth headers of a caller in project ``name``."""
     return {"X-Auth-Project-ID": name, "X-Roles": roles}
+
+
+async def serve_pending(services: Services, owner: str) -> list[workqueue.ClaimedZone]:
+    """What the worker does before and after its push: the pending zones get their serial (and
+    IXFR history), then are complete."""
+    claimed = await workqueue.claim(services.db, owner, 30, 10)
+    await workqueue.complete_many(services.db, [(z, z.serial) for z in claimed], owner)
+    return claimed

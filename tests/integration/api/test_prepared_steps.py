@@ -11,16 +11,14 @@ from openkeel_designate.storage import workqueue, zonehistory
 from openkeel_designate.storage.models import PoolNsRecord
 from openkeel_designate.storage.zonesource import SqlZoneSource
 
-from conftest import project  # type: ignore[import-not-found]
+from conftest import project, serve_pending  # type: ignore[import-not-found]
 
 ADMIN = project("prepared-admin", "admin")
 OWNER = "test-prepared-steps"
 
 
 async def _serve(services) -> list[workqueue.ClaimedZone]:  # noqa: ANN001 - fixture
-    claimed = await workqueue.claim(services.db, OWNER, 30, 10)
-    await workqueue.complete_many(services.db, [(z, z.serial) for z in claimed], OWNER)
-    return claimed
+    return await serve_pending(services, OWNER)
 
 
 async def _zone(client, name: str) -> str:  # noqa: ANN001 - fixture
@@ -34,6 +32,18 @@ async def _add(client, zone_id: str, name: str) -> None:  # noqa: ANN001 - fixtu
     added = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=ADMIN, json={
         "name": name, "type": "A", "records": ["192.0.2.9"]})
     assert added.status_code == 202, added.text
+
+
+def _after_preparing(monkeypatch, then) -> None:  # noqa: ANN001 - fixture, coroutine function
+    """The claim's preparation, then ``await then(made)`` before its write transaction."""
+    prepare_steps = workqueue._prepare_steps
+
+    async def prepared_then(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        made = await prepare_steps(*args, **kwargs)
+        await then(made)
+        return made
+
+    monkeypatch.setattr(workqueue, "_prepare_steps", prepared_then)
 
 
 def _spy(monkeypatch) -> dict[str, int]:  # noqa: ANN001 - fixture
@@ -83,15 +93,12 @@ async def test_a_write_after_the_preparation_is_in_the_step(services, client,
     zone_id = await _zone(client, "raced.example.")
     [first] = await _serve(services)
     await _add(client, zone_id, "one.raced.example.")
-    prepare_steps = workqueue._prepare_steps
 
-    async def then_a_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        made = await prepare_steps(*args, **kwargs)
+    async def then_a_write(made) -> None:  # noqa: ANN001
         assert list(made) == [zone_id]
         await _add(client, zone_id, "two.raced.example.")  # between it and the claim
-        return made
 
-    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_write)
+    _after_preparing(monkeypatch, then_a_write)
     calls = _spy(monkeypatch)
     [second] = await _serve(services)
     assert calls == {"served_set": 2, "prepared": 1}  # read again inside the claim
@@ -109,15 +116,12 @@ async def test_a_new_soa_without_a_zone_write_is_in_the_step(services, client,
     zone_id = await _zone(client, "renamed.example.")
     [first] = await _serve(services)
     await _add(client, zone_id, "www.renamed.example.")
-    prepare_steps = workqueue._prepare_steps
 
-    async def then_a_new_mname(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        made = await prepare_steps(*args, **kwargs)
+    async def then_a_new_mname(made) -> None:  # noqa: ANN001
         await services.db.transaction(lambda session: session.execute(
             update(PoolNsRecord).values(hostname="ns-new.renamed-pool.example.")))
-        return made
 
-    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_new_mname)
+    _after_preparing(monkeypatch, then_a_new_mname)
     calls = _spy(monkeypatch)
     [second] = await _serve(services)
     assert calls == {"served_set": 2, "prepared": 1}
@@ -178,13 +182,11 @@ async def test_a_new_zone_written_after_the_preparation_is_read_in_the_claim(
     await _add(client, zone_id, "www.busy-import.example.")
     prepare_steps = workqueue._prepare_steps
 
-    async def then_a_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        made = await prepare_steps(*args, **kwargs)
+    async def then_a_write(made) -> None:  # noqa: ANN001
         assert list(made) == [zone_id]
         await _add(client, zone_id, "late.busy-import.example.")
-        return made
 
-    monkeypatch.setattr(workqueue, "_prepare_steps", then_a_write)
+    _after_preparing(monkeypatch, then_a_write)
     calls = _spy(monkeypatch)
     [first] = await _serve(services)
     assert calls == {"served_set": 2, "prepared": 1}

@@ -11,17 +11,14 @@ from openkeel_designate.storage import workqueue, zonehistory
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.zonesource import SqlZoneSource
 
-from conftest import project  # type: ignore[import-not-found]
+from conftest import project, serve_pending  # type: ignore[import-not-found]
 
 ADMIN = project("reads-admin", "admin")
 OWNER = "test-zonesource-reads"
 
 
 async def _serve(services) -> list[workqueue.ClaimedZone]:  # noqa: ANN001 - fixture
-    """What the worker does before its push: the pending zones get their serial (and history)."""
-    claimed = await workqueue.claim(services.db, OWNER, 30, 10)
-    await workqueue.complete_many(services.db, [(z, z.serial) for z in claimed], OWNER)
-    return claimed
+    return await serve_pending(services, OWNER)
 
 
 async def test_zone_lookup_rrset_and_history(services, client) -> None:
