@@ -28,7 +28,8 @@ class Services:
     wake_listeners: list[Callable[[], None]] = field(default_factory=list)
     task_listeners: list[Callable[[str], None]] = field(default_factory=list)
     notifier: Any = None  # central.notifications.Notifier when dns.* events are configured
-    _announcements: set = field(default_factory=set, repr=False)
+    _announcing: asyncio.Task | None = field(default=None, repr=False)
+    _announce_again: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.notifier is None:
@@ -39,10 +40,24 @@ class Services:
     def wake_worker(self) -> None:
         for listener in self.wake_listeners:
             listener()
-        if self.db.backend == "postgresql":
-            task = asyncio.get_running_loop().create_task(wakeup.announce(self.db))
-            self._announcements.add(task)
-            task.add_done_callback(self._announcements.discard)
+        if self.db.backend != "postgresql":
+            return
+        if self._announcing is not None:
+            # One NOTIFY at a time: the one in flight may have gone before this commit, so it
+            # is sent once more when done; a burst of writes costs two, not one per write.
+            self._announce_again = True
+            return
+        self._announcing = asyncio.get_running_loop().create_task(self._announce())
+
+    async def _announce(self) -> None:
+        try:
+            while True:
+                self._announce_again = False
+                await wakeup.announce(self.db)
+                if not self._announce_again:
+                    return
+        finally:
+            self._announcing = None
 
     def start_task(self, task_id: str) -> None:
         """A zone task row committed: let a runner in this process pick it up now."""

@@ -7,10 +7,10 @@ without LISTEN/NOTIFY, like MariaDB and SQLite) costs latency, never correctness
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from openkeel_designate.storage.database import Database
@@ -20,13 +20,23 @@ CHANNEL = "openkeel_designate_work"
 
 
 async def announce(db: Database) -> None:
-    """Tell workers of other processes that a zone became pending (PostgreSQL only)."""
+    """Tell workers of other processes that a zone became pending (PostgreSQL only).
+
+    One ``NOTIFY`` on a pooled connection's asyncpg connection, outside any transaction: one
+    round trip, where a SQLAlchemy connection with ``SELECT pg_notify`` and its COMMIT took
+    three and the execution machinery around each (bench/README.md, "One NOTIFY per burst").
+    """
     if db.backend != "postgresql":
         return
     try:
-        async with db.engine.connect() as connection:
-            await connection.execute(text("SELECT pg_notify(:channel, '')"), {"channel": CHANNEL})
-            await connection.commit()
+        proxied = await db.engine.raw_connection()
+        try:
+            await proxied.driver_connection.execute(f"NOTIFY {CHANNEL}")
+        except asyncio.CancelledError:
+            proxied.invalidate()  # cancelled mid-statement: the connection may still be busy
+            raise
+        finally:
+            proxied.close()
     except Exception as exc:  # a hint only: the sweep will find the zone anyway
         LOG.debug("could not announce pending work: %s", exc)
 

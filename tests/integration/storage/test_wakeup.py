@@ -1,0 +1,67 @@
+"""Cross-process wake-ups on PostgreSQL (``storage/wakeup.py``, ``Services.wake_worker``).
+
+A write's wake-up must reach a worker listening from another process (here: another engine, so
+another connection), and a burst of writes must not cost one NOTIFY each: one is in flight at a
+time, and one more follows it when writes came in after it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from openkeel_designate import config
+from openkeel_designate.central.policy import Policy
+from openkeel_designate.central.services import Services
+from openkeel_designate.storage import migrate, wakeup
+from openkeel_designate.storage.database import Database
+from support.databases import empty_database_url
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def url():
+    with empty_database_url("postgresql", prefix="okd-wakeup-") as made:
+        migrate.upgrade(made)
+        yield made
+
+
+async def _woken_after(url: str, writes: int, in_flight_first: bool = False) -> int:
+    """How many wake-ups another engine's listener saw after ``writes`` back-to-back writes
+    (the first one's announcement already on its way with ``in_flight_first``)."""
+    woken: list[float] = []
+    listening = Database(url)
+    writing = Database(url)
+    listener = wakeup.Listener(listening, lambda: woken.append(asyncio.get_running_loop().time()))
+    try:
+        assert await listener.start()
+        svc = Services(conf=config.load([]), db=writing, policy=Policy(config.load([])))
+        for index in range(writes):
+            svc.wake_worker()
+            if index == 0 and in_flight_first:
+                await asyncio.sleep(0)  # the announcement has started: it waits for its connection
+        for _ in range(200):  # until the last announcement is out and has had time to arrive
+            if svc._announcing is None and woken:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)
+        return len(woken)
+    finally:
+        await listener.stop()
+        await listening.dispose()
+        await writing.dispose()
+
+
+async def test_a_write_wakes_a_listener_of_another_process(url: str) -> None:
+    assert await _woken_after(url, 1) == 1
+
+
+async def test_writes_before_the_announcement_started_share_it(url: str) -> None:
+    assert await _woken_after(url, 50) == 1
+
+
+async def test_writes_while_one_is_in_flight_cost_one_more(url: str) -> None:
+    """The announcement in flight may have gone before their commits: exactly one follows it."""
+    assert await _woken_after(url, 50, in_flight_first=True) == 2
