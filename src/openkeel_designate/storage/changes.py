@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, exists, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import ChangeBatch, Zone, ZoneChange
@@ -56,6 +56,15 @@ async def _prune(session: AsyncSession, zone_id: str) -> None:
 _STAMP = bounded(update(ChangeBatch.__table__).where(
     ChangeBatch.__table__.c.zone_id == bindparam("b_zone_id"),
     ChangeBatch.__table__.c.serial.is_(None)).values(serial=bindparam("b_serial")))
+
+
+def unstamped(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
+    """Whether the zone has batches waiting for their serial: a column of the claim's read of
+    the zone, so that ``stamp_serial`` runs only then (most zones never see a batch). The
+    writer of a batch holds the zone's row, which the claim has taken: none can appear
+    between that read and the stamp."""
+    cb = ChangeBatch.__table__
+    return exists().where(cb.c.zone_id == zone_id, cb.c.serial.is_(None)).label("unstamped")
 
 
 async def stamp_serial(session: AsyncSession, zone_id: str, serial: int) -> None:

@@ -87,6 +87,14 @@ def _signing_statements():  # noqa: ANN202 - prebuilt statements
 _SETTING, _SEALED_KEYS = _signing_statements()
 
 
+def epoch_due(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
+    """Whether the zone's next serial starts a new signing epoch: a column of the claim's read
+    of the zone, so that ``advance_epoch`` runs only then (it changed nothing on the other
+    claims, yet cost each a statement)."""
+    zd = ZoneDnssec.__table__
+    return exists().where(zd.c.zone_id == zone_id, zd.c.epoch_due.is_(True)).label("epoch_due")
+
+
 def is_signed(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
     """Whether the zone ``zone_id`` has DNSSEC on, i.e. mdns transfers it signed: a column of
     the claim's read of the zone (the worker's push needs it; a read of its own cost a

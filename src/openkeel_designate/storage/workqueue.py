@@ -107,27 +107,33 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     idle = candidates.order_by(z.c.updated_at).limit(bindparam("limit"))
     busy = candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))).order_by(
         z.c.updated_at).limit(bindparam("limit"))
-    # The SOA recordset of the zone and its MNAME (the pool's first NS record) in one read.
-    soa_set = select(rs.c.id).where(rs.c.zone_id == bindparam("zone_id"), rs.c.type == "SOA")
-    mname = select(ns.c.hostname).where(ns.c.pool_id == bindparam("pool_id")).order_by(
-        ns.c.priority, ns.c.created_at).limit(1)
-    soa_target = select(soa_set.scalar_subquery(), mname.scalar_subquery())
-    # The zone read with two more columns, each a statement of its own before: whether it is
-    # signed, and whether the change is small: the records not yet ACTIVE, which both the
-    # claim's stamp and the completion touch at most (records of an earlier push that failed
-    # included), counted no further than that (an import's 100,000 records are not walked to
-    # say they are many). Counted before the claim sets the SOA record PENDING: one more.
+    # The zone read with more columns, each a statement of its own before:
+    # * whether it is signed;
+    # * whether the change is small: the records not yet ACTIVE, which both the claim's stamp
+    #   and the completion touch at most (records of an earlier push that failed included),
+    #   counted no further than that (an import's 100,000 records are not walked to say they
+    #   are many), before the claim sets the SOA record PENDING: one more;
+    # * whether a signing epoch is due and whether change batches wait for their serial, so
+    #   that the claim runs those UPDATEs only when they change something;
+    # * the serial of the IXFR history's newest snapshot (a new zone's base is written once);
+    # * what a new serial's SOA needs: the SOA recordset and its MNAME, the pool's first NS.
     r = Record.__table__
     zone_id = bindparam("b_zone_id")
     unserved = select(r.c.id).where(
         r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR"))).limit(SMALL_CHANGE)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
+    soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
+    mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(
+        ns.c.priority, ns.c.created_at).limit(1)
     read_zone = select(*rows.table_columns(Zone), dnssec_store.is_signed(z.c.id),
-                       count_unserved.label("unserved")).where(z.c.id == zone_id)
-    return idle, busy, read_zone, soa_target
+                       count_unserved.label("unserved"), dnssec_store.epoch_due(z.c.id),
+                       change_store.unstamped(z.c.id), zonehistory.latest_serial(z.c.id),
+                       soa_set.scalar_subquery().label("soa_set_id"),
+                       mname.scalar_subquery().label("mname")).where(z.c.id == zone_id)
+    return idle, busy, read_zone
 
 
-_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE, _SOA_TARGET = _claim_statements()
+_CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE = _claim_statements()
 
 
 def _prepare_statements():  # noqa: ANN202 - prebuilt statements
@@ -293,10 +299,11 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
                                    increment_serial=False, pending_since=pending_since)
         await connection.execute(_NEW_SERIAL, {"b_zone_id": zone_id, "b_serial": zone.serial,
                                                "b_now": now})
-        await _rewrite_soa(session, zone)
+        await _rewrite_soa(session, zone, read.soa_set_id, read.mname)
         await _record_history(session, zone.id, old_serial, zone.serial,
                               _unchanged(prepared, zone.change_seq))
-        await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
+        if read.epoch_due:
+            await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
         if zone.pending_since is None:
             zone = dataclasses.replace(zone, pending_since=pending_since)
@@ -304,11 +311,12 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
         if zone.action == "DELETE":
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
-            await _record_base(session, zone.id, zone.serial,
+            await _record_base(session, zone.id, zone.serial, read.history_serial,
                                _unchanged(prepared, zone.change_seq))
     await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
                              execution_options=BOUNDED if small else {})
-    await change_store.stamp_serial(session, zone.id, zone.serial)
+    if read.unstamped:
+        await change_store.stamp_serial(session, zone.id, zone.serial)
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
                        zone.transferred_at is not None, zone.pending_since,
@@ -352,11 +360,11 @@ async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Ro
             for r in slices.run(served_records_steps([result.all()], zone_id))}
 
 
-async def _record_base(session: AsyncSession, zone_id: str, serial: int,
+async def _record_base(session: AsyncSession, zone_id: str, serial: int, latest: int | None,
                        prepared: zonehistory.PreparedStep | None = None) -> None:
-    """The history's start at ``serial``; ``prepared`` as for ``_record_history`` (only its
-    served set and encoding count here)."""
-    latest = await zonehistory.latest_serial(session, zone_id)
+    """The history's start at ``serial``; ``latest``: the serial of the zone's newest snapshot
+    as the claim read it; ``prepared`` as for ``_record_history`` (only its served set and
+    encoding count here)."""
     if latest == serial:
         return  # a retry: the history already starts here (one indexed read, no zone read)
     with gcpause.paused():  # as in ``_record_history``: the zone is read whole
@@ -389,13 +397,13 @@ def _served_set_steps(result, zone_id: str) -> Work[set[zonehistory.Row]]:  # no
     return rows
 
 
-async def _rewrite_soa(session: AsyncSession, zone) -> None:  # noqa: ANN001 - a frozen zone
-    """The SOA record follows the zone's serial and email (never re-flags the zone)."""
-    connection = await session.connection()
-    soa_set_id, mname = (await connection.execute(
-        _SOA_TARGET, {"zone_id": zone.id, "pool_id": zone.pool_id})).one()
+async def _rewrite_soa(session: AsyncSession, zone,  # noqa: ANN001 - a frozen zone
+                       soa_set_id: str | None, mname: str | None) -> None:
+    """The SOA record follows the zone's serial and email (never re-flags the zone).
+    ``soa_set_id`` and ``mname``: as the claim's read of the zone found them."""
     if soa_set_id is None or mname is None:
         return
+    connection = await session.connection()
     await connection.execute(_SOA_RECORD, {"b_set_id": soa_set_id,
                                            "b_data": soa_data(zone, mname)})
     await connection.execute(_SOA_SET_VERSION, {"b_set_id": soa_set_id, "b_now": utcnow()})

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 import orjson
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import ColumnElement, bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import slices
@@ -188,18 +188,15 @@ def _statements():  # noqa: ANN202 - prebuilt statements
     oldest_kept = (select(zc.c.id).where(of_zone).order_by(zc.c.id.desc())
                    .offset(KEEP - 1).limit(1)).scalar_subquery()
     prune = delete(zc).where(of_zone, zc.c.id < oldest_kept)
-    latest_serial = (select(zc.c.serial).where(of_zone, zc.c.snapshot.is_not(None))
-                     .order_by(zc.c.id.desc()).limit(1))
     # mdns's reads for an IXFR: the chain of steps, then the differences from where it starts
     # (at most KEEP rows each)
     steps = select(zc.c.id, zc.c.serial, zc.c.from_serial).where(of_zone).order_by(zc.c.id)
     steps_from = (select(zc.c.from_serial, zc.c.serial, zc.c.removed, zc.c.added)
                   .where(of_zone, zc.c.id >= bindparam("b_first")).order_by(zc.c.id))
-    return (latest, bounded(drop_snapshot), append, bounded(prune), latest_serial, steps,
-            steps_from)
+    return latest, bounded(drop_snapshot), append, bounded(prune), steps, steps_from
 
 
-(_LATEST, _DROP_SNAPSHOT, _APPEND, _PRUNE, _LATEST_SERIAL, _STEPS, _STEPS_FROM) = _statements()
+(_LATEST, _DROP_SNAPSHOT, _APPEND, _PRUNE, _STEPS, _STEPS_FROM) = _statements()
 
 
 @dataclass(frozen=True)
@@ -314,10 +311,13 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
         await connection.execute(_PRUNE, {"b_zone_id": zone_id})
 
 
-async def latest_serial(session: AsyncSession, zone_id: str) -> int | None:
-    """The serial of the zone's newest snapshot (the base of its next difference), or None."""
-    connection = await session.connection()
-    return (await connection.execute(_LATEST_SERIAL, {"b_zone_id": zone_id})).scalar()
+def latest_serial(zone_id: ColumnElement[str]) -> ColumnElement[int | None]:
+    """The serial of the zone's newest snapshot (the base of its next difference), or None: a
+    column of the claim's read of the zone (a statement of its own before, on every claim of
+    a new zone)."""
+    zc = ZoneChange.__table__
+    return (select(zc.c.serial).where(zc.c.zone_id == zone_id, zc.c.snapshot.is_not(None))
+            .order_by(zc.c.id.desc()).limit(1).scalar_subquery().label("history_serial"))
 
 
 async def forget(session: AsyncSession, zone_id: str) -> None:

@@ -1,10 +1,14 @@
 """The work queue's claim: a zone the worker is still pushing is not claimed a second time by the
-same worker when its lease ran out (a starved loop renews late), but stays claimable by others."""
+same worker when its lease ran out (a starved loop renews late), but stays claimable by others;
+and a retried claim of a new zone does not start its IXFR history twice."""
 
 from __future__ import annotations
 
+from sqlalchemy import func, select
+
 from conftest import project
 from openkeel_designate.storage import propagation, workqueue
+from openkeel_designate.storage.models import ZoneChange
 
 OWNER = project("proj-claim")
 
@@ -44,3 +48,20 @@ async def test_a_server_row_keeps_since_until_its_status_changes(client, service
     synced = await record("IN_SYNC", 3, None)
     assert synced.since > first.since and synced.since == synced.checked_at
     assert (synced.status, synced.last_error) == ("IN_SYNC", "answered serial 1")
+
+
+async def test_a_new_zones_retried_claim_keeps_one_history_start(client, services):
+    """The claim reads where the history stands with the zone: a push that failed and is
+    claimed again finds its base already written at that serial and writes none again."""
+    created = await client.post("/v2/zones", json={"name": "retry.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+    [first] = await workqueue.claim(services.db, "worker-1", 60, 10)
+    assert await workqueue.fail(services.db, first, "worker-1", "ns1 refused", 0)
+    [again] = await workqueue.claim(services.db, "worker-1", 60, 10)
+    assert (again.id, again.serial) == (zone_id, first.serial)
+    async with services.db.read() as session:
+        rows = (await session.execute(
+            select(ZoneChange.serial, func.length(ZoneChange.snapshot))
+            .where(ZoneChange.zone_id == zone_id))).all()
+    assert [serial for serial, _ in rows] == [first.serial] and rows[0][1] > 0
