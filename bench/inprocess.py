@@ -18,6 +18,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from openkeel_designate import config  # noqa: E402
@@ -64,16 +67,34 @@ async def serve_pending(db: Database, owner: str) -> list[workqueue.ClaimedZone]
 
 
 class Clock:
-    """Milliseconds of process CPU per named step, summed over the measured calls."""
+    """Milliseconds of process CPU per named step, summed over the measured calls; with
+    ``statements`` (a ``StatementCount``), the statements each step ran too."""
 
-    def __init__(self, steps: tuple[str, ...]) -> None:
+    def __init__(self, steps: tuple[str, ...], statements: StatementCount | None = None) -> None:
         self.spent = dict.fromkeys(steps, 0.0)
+        self.ran = dict.fromkeys(steps, 0)
+        self._statements = statements
 
     async def time(self, step: str, call: Callable[[], Awaitable[T]]) -> T:
+        ran = self._statements.count if self._statements else 0
         started = time.process_time()
         result = await call()
         self.spent[step] += 1000 * (time.process_time() - started)
+        self.ran[step] += (self._statements.count if self._statements else 0) - ran
         return result
+
+
+class StatementCount:
+    """Statements the engine ran through SQLAlchemy's execution, counted as they go. Point reads
+    that bypass it (asyncpg's own on PostgreSQL, the loop's thread on SQLite) are not counted:
+    a figure for comparing two trees' steps, not every round trip."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.count = 0
+        event.listen(engine.sync_engine, "before_cursor_execute", self._one)
+
+    def _one(self, *_: object) -> None:
+        self.count += 1
 
 
 def run_on(database: str, measure: Callable[[str, str], Awaitable[None]]) -> None:
