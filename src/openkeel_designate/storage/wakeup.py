@@ -30,10 +30,15 @@ async def announce(db: Database) -> None:
         return
     try:
         proxied = await db.engine.raw_connection()
+        connection = proxied.driver_connection
         try:
-            await proxied.driver_connection.execute(f"NOTIFY {CHANNEL}")
+            await connection.execute(f"NOTIFY {CHANNEL}")
         except asyncio.CancelledError:
             proxied.invalidate()  # cancelled mid-statement: the connection may still be busy
+            raise
+        except Exception:
+            if connection.is_closed():  # the server dropped it: not back into the pool
+                proxied.invalidate()
             raise
         finally:
             proxied.close()

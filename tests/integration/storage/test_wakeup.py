@@ -2,7 +2,8 @@
 
 A write's wake-up must reach a worker listening from another process (here: another engine, so
 another connection), and a burst of writes must not cost one NOTIFY each: one is in flight at a
-time, and one more follows it when writes came in after it started.
+time, and one more follows it when writes came in after it started. A connection the server
+dropped fails one announcement quietly and is not handed out again.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from sqlalchemy import text
 
 from openkeel_designate import config
 from openkeel_designate.central.policy import Policy
@@ -65,3 +67,28 @@ async def test_writes_before_the_announcement_started_share_it(url: str) -> None
 async def test_writes_while_one_is_in_flight_cost_one_more(url: str) -> None:
     """The announcement in flight may have gone before their commits: exactly one follows it."""
     assert await _woken_after(url, 50, in_flight_first=True) == 2
+
+
+async def test_a_dropped_connection_fails_one_announcement_and_leaves_the_pool(url: str) -> None:
+    db, killer = Database(url, pool_size=1, max_overflow=0), Database(url)
+    woken: list[int] = []
+    listening = Database(url)
+    listener = wakeup.Listener(listening, lambda: woken.append(1))
+    try:
+        assert await listener.start()
+        [[(victim,)]] = await db.point_reads([(text("SELECT pg_backend_pid()"), {})])
+        await killer.point_reads([(text(f"SELECT pg_terminate_backend({int(victim)})"), {})])
+        # At once: the pool pings only connections idle for a second, so the dead one is used.
+        await wakeup.announce(db)  # a hint: no exception
+        await wakeup.announce(db)  # on a new connection
+        for _ in range(100):
+            if woken:
+                break
+            await asyncio.sleep(0.01)
+        assert woken
+        [[(now,)]] = await db.point_reads([(text("SELECT pg_backend_pid()"), {})])
+        assert now != victim
+    finally:
+        await listener.stop()
+        for each in (db, killer, listening):
+            await each.dispose()
