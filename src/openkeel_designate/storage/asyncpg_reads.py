@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import functools
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from sqlalchemy import Executable
@@ -55,24 +56,16 @@ class AsyncpgReads:
     async def run(self, queries: Sequence[Query]) -> list[list[Any]]:
         """Every query's rows (asyncpg records)."""
         prepared = [(self._prepare(statement), params) for statement, params in queries]
-        proxied = await self._engine.raw_connection()
-        connection = proxied.driver_connection
-        try:
-            return [_rows(await connection.fetch(sql, *[params[name] if value is _NO_VALUE
-                                                        else params.get(name, value)
-                                                        for name, value in names]))
-                    for (sql, names), params in prepared]
-        except asyncio.CancelledError:
-            # Cancelled mid-statement, the connection may still be busy with it: not reusable.
-            proxied.invalidate()
-            raise
-        except Exception as exc:
-            if connection.is_closed():
-                proxied.invalidate()
-                raise ConnectionLost(str(exc)) from exc
-            raise
-        finally:
-            proxied.close()
+        async with driver_connection(self._engine) as connection:
+            try:
+                return [_rows(await connection.fetch(sql, *[params[name] if value is _NO_VALUE
+                                                            else params.get(name, value)
+                                                            for name, value in names]))
+                        for (sql, names), params in prepared]
+            except Exception as exc:
+                if connection.is_closed():
+                    raise ConnectionLost(str(exc)) from exc
+                raise
 
     def _prepare(self, statement: Executable) -> tuple[str, tuple[tuple[str, Any], ...]]:
         """The compiled form, or ``Unsupported`` (remembered too: a refused statement is not
@@ -108,6 +101,26 @@ class AsyncpgReads:
             if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
                 raise Unsupported(f"column {column.key!r} needs SQLAlchemy's conversion")
         return str(compiled), tuple(names)
+
+
+@contextlib.asynccontextmanager
+async def driver_connection(engine: AsyncEngine) -> AsyncIterator[Any]:
+    """The asyncpg connection of one pooled connection, outside SQLAlchemy's execution, given
+    back when done. Not back into the pool when the statement was cancelled midway (it may
+    still be busy with it) or when the server dropped the connection."""
+    proxied = await engine.raw_connection()
+    connection = proxied.driver_connection
+    try:
+        yield connection
+    except asyncio.CancelledError:
+        proxied.invalidate()
+        raise
+    except Exception:
+        if connection.is_closed():
+            proxied.invalidate()
+        raise
+    finally:
+        proxied.close()
 
 
 def _rows(records: list[Any]) -> list[Any]:

@@ -7,12 +7,12 @@ without LISTEN/NOTIFY, like MariaDB and SQLite) costs latency, never correctness
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from openkeel_designate.storage.asyncpg_reads import driver_connection
 from openkeel_designate.storage.database import Database
 
 LOG = logging.getLogger(__name__)
@@ -29,19 +29,8 @@ async def announce(db: Database) -> None:
     if db.backend != "postgresql":
         return
     try:
-        proxied = await db.engine.raw_connection()
-        connection = proxied.driver_connection
-        try:
+        async with driver_connection(db.engine) as connection:
             await connection.execute(f"NOTIFY {CHANNEL}")
-        except asyncio.CancelledError:
-            proxied.invalidate()  # cancelled mid-statement: the connection may still be busy
-            raise
-        except Exception:
-            if connection.is_closed():  # the server dropped it: not back into the pool
-                proxied.invalidate()
-            raise
-        finally:
-            proxied.close()
     except Exception as exc:  # a hint only: the sweep will find the zone anyway
         LOG.debug("could not announce pending work: %s", exc)
 

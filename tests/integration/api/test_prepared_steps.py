@@ -46,6 +46,16 @@ def _after_preparing(monkeypatch, then) -> None:  # noqa: ANN001 - fixture, coro
     monkeypatch.setattr(workqueue, "_prepare_steps", prepared_then)
 
 
+async def _large_zone_changed(services, client, monkeypatch, name: str,  # noqa: ANN001
+                              record: str) -> tuple[SqlZoneSource, str, workqueue.ClaimedZone]:
+    """A zone counted as large, served once, then ``record`` added: its next claim prepares."""
+    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
+    zone_id = await _zone(client, name)
+    [first] = await _serve(services)
+    await _add(client, zone_id, record)
+    return SqlZoneSource(services.db), zone_id, first
+
+
 def _spy(monkeypatch) -> dict[str, int]:  # noqa: ANN001 - fixture
     """Counts of the zone's whole reads and of the steps prepared."""
     calls = {"served_set": 0, "prepared": 0}
@@ -88,11 +98,8 @@ async def test_the_step_is_prepared_and_used(services, client, monkeypatch) -> N
 
 async def test_a_write_after_the_preparation_is_in_the_step(services, client,
                                                            monkeypatch) -> None:
-    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
-    source = SqlZoneSource(services.db)
-    zone_id = await _zone(client, "raced.example.")
-    [first] = await _serve(services)
-    await _add(client, zone_id, "one.raced.example.")
+    source, zone_id, first = await _large_zone_changed(services, client, monkeypatch,
+                                                       "raced.example.", "one.raced.example.")
 
     async def then_a_write(made) -> None:  # noqa: ANN001
         assert list(made) == [zone_id]
@@ -111,11 +118,8 @@ async def test_a_new_soa_without_a_zone_write_is_in_the_step(services, client,
                                                             monkeypatch) -> None:
     """The pool's first NS record is the SOA's MNAME: changed after the preparation, it
     changes the SOA the claim writes without a write to the zone."""
-    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
-    source = SqlZoneSource(services.db)
-    zone_id = await _zone(client, "renamed.example.")
-    [first] = await _serve(services)
-    await _add(client, zone_id, "www.renamed.example.")
+    source, zone_id, first = await _large_zone_changed(services, client, monkeypatch,
+                                                       "renamed.example.", "www.renamed.example.")
 
     async def then_a_new_mname(made) -> None:  # noqa: ANN001
         await services.db.transaction(lambda session: session.execute(
