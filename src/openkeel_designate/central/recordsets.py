@@ -128,7 +128,8 @@ async def mark_pending_now(session: AsyncSession, zone: Zone, action: str = "UPD
 
 
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
-                          max_len: int, conf_types: list[str]) -> rs_store.PlacementFacts:
+                          max_len: int, conf_types: list[str],
+                          caps: rs_store.QuotaCaps) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
 
     Designate's own containment and child-zone tests compare the strings as written while its
@@ -140,7 +141,7 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
     may stand at the child's apex name in the parent — the chain of trust needs them there.
 
     Returns what was read of the zone (with the counts and the owner's stored quotas the quota
-    rules need: one round trip).
+    rules need: one round trip; the counts read as far as ``caps`` can tell).
     """
     record_type = rrtypes.rules(rtype)
     if len(name) > max_len:
@@ -148,7 +149,7 @@ async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: s
     if not names.is_within(name, zone.name):
         raise errors.InvalidRecordSetLocation("RecordSet is not contained within it's parent zone")
     cut_allowed = record_type.zone_cut and rrtypes.child_cuts_enabled(conf_types)
-    facts = await rs_store.placement_facts(session, zone.id, name, zone.tenant_id)
+    facts = await rs_store.placement_facts(session, zone.id, name, zone.tenant_id, caps)
     for child in facts.child_zones:
         if names.is_within(name, child) and not (cut_allowed and names.same(name, child)):
             raise errors.InvalidRecordSetLocation(f"RecordSet belongs in a child zone: {child}")
@@ -242,7 +243,7 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     check_ttl(svc, ctx, values.get("ttl"))
     facts = await check_placement(session, zone, name, rtype,
                                   svc.conf["service:central"].max_recordset_name_len,
-                                  svc.conf.supported_record_type)
+                                  svc.conf.supported_record_type, quotas.caps(svc))
     # Two checks as in Designate: the recordset count first, then the records.
     limits = quotas.overlaid(svc, facts.quota_overrides)
     quotas.check(limits, zone_recordsets=facts.recordsets + 1)
@@ -381,11 +382,10 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
         recordset.ttl = values["ttl"]
     if "description" in values:
         recordset.description = values["description"]
-    await quotas.enforce(
-        svc, session, zone.tenant_id,
-        zone_records=await rs_store.count_unmanaged_records(session, zone.id, recordset.id)
-        + len(data),
-        recordset_records=len(data))
+    limits = await quotas.effective(svc, session, zone.tenant_id)
+    others = await rs_store.count_unmanaged_records(session, zone.id, recordset.id,
+                                                    limit=limits["zone_records"])
+    quotas.check(limits, zone_records=others + len(data), recordset_records=len(data))
     kept = [r for r in records if r.data in data]
     await rs_store.delete_records(session, [r.id for r in records if r.data not in data])
     for record in kept:

@@ -89,3 +89,83 @@ async def test_set_errors(client):
     empty = await client.patch("/v2/quotas/quota-p", content=b"",
                                headers={**ADMIN_ALL, "Content-Type": "application/json"})
     assert empty.json()["type"] == "empty_request_body"
+
+
+async def _zone(client, name: str) -> str:
+    created = await client.post("/v2/zones", json={"name": name, "email": "a@example.org"},
+                                headers=MEMBER)
+    assert created.status_code == 202, created.text
+    return created.json()["id"]
+
+
+async def _add(client, zone_id: str, name: str, *addresses: str) -> int:
+    """POST an A recordset; its status code (202, or 413 over a quota)."""
+    response = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=MEMBER, json={
+        "name": name, "type": "A", "records": list(addresses or ["192.0.2.1"])})
+    return response.status_code
+
+
+async def test_zone_counts_hold_at_the_limit(client):
+    """The zone's counts are read only one row past the limit they are checked against
+    (``storage.recordsets._capped_count``): the answers at and around the limit are those of
+    a whole count, for recordsets and for records, on every database."""
+    zone_id = await _zone(client, "count.example.")
+    # The zone holds its SOA and NS recordsets: two of zone_recordsets, none of zone_records.
+    await client.patch("/v2/quotas/quota-p", json={"zone_recordsets": 5, "zone_records": 4},
+                       headers=ADMIN_ALL)
+    assert [await _add(client, zone_id, f"r{i}.count.example.") for i in range(3)] == [202] * 3
+    over = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=MEMBER, json={
+        "name": "r3.count.example.", "type": "A", "records": ["192.0.2.1"]})
+    assert over.status_code == 413
+    assert over.json()["message"] == "Quota exceeded for zone_recordsets."
+    await client.patch("/v2/quotas/quota-p", json={"zone_recordsets": 100}, headers=ADMIN_ALL)
+    assert await _add(client, zone_id, "two.count.example.", "192.0.2.1", "192.0.2.2") == 413
+    assert await _add(client, zone_id, "one.count.example.") == 202  # 4 of 4 records
+    assert await _add(client, zone_id, "more.count.example.") == 413
+
+
+async def test_zone_counts_follow_the_stored_limit_above_the_default(client, conf):
+    """A project's stored limit above the configured one: the count reads past the default."""
+    conf.set_override("quota_zone_records", 1)
+    try:
+        zone_id = await _zone(client, "above.example.")
+        assert await _add(client, zone_id, "a.above.example.") == 202
+        assert await _add(client, zone_id, "b.above.example.") == 413
+        await client.patch("/v2/quotas/quota-p", json={"zone_records": 3}, headers=ADMIN_ALL)
+        assert [await _add(client, zone_id, f"{n}.above.example.") for n in "bcd"] == \
+            [202, 202, 413]
+        await client.patch("/v2/quotas/quota-p", json={"zone_records": -1}, headers=ADMIN_ALL)
+        assert [await _add(client, zone_id, f"u{i}.above.example.") for i in range(5)] == \
+            [202] * 5
+    finally:
+        conf.clear_override("quota_zone_records")
+
+
+async def test_zone_counts_ignore_stored_limits_without_the_storage_driver(client, conf):
+    """``quota_driver = noop``: the configured limit counts, a stored one does not."""
+    await client.patch("/v2/quotas/quota-p", json={"zone_records": 10}, headers=ADMIN_ALL)
+    conf.set_override("quota_driver", "noop")
+    conf.set_override("quota_zone_records", 2)
+    try:
+        zone_id = await _zone(client, "noop.example.")
+        assert [await _add(client, zone_id, f"{n}.noop.example.") for n in "abc"] == \
+            [202, 202, 413]
+    finally:
+        conf.clear_override("quota_driver")
+        conf.clear_override("quota_zone_records")
+
+
+async def test_recordset_update_counts_hold_at_the_limit(client):
+    """A PUT that adds records: the zone's other records are counted up to one past the limit."""
+    zone_id = await _zone(client, "put.example.")
+    await client.patch("/v2/quotas/quota-p", json={"zone_records": 3}, headers=ADMIN_ALL)
+    assert await _add(client, zone_id, "a.put.example.") == 202
+    created = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=MEMBER, json={
+        "name": "b.put.example.", "type": "A", "records": ["192.0.2.1"]})
+    path = f"/v2/zones/{zone_id}/recordsets/{created.json()['id']}"
+    two = await client.put(path, headers=MEMBER, json={"records": ["192.0.2.1", "192.0.2.2"]})
+    assert two.status_code == 202, two.text  # 1 + 2 of 3
+    three = await client.put(path, headers=MEMBER,
+                             json={"records": ["192.0.2.1", "192.0.2.2", "192.0.2.3"]})
+    assert three.status_code == 413
+    assert three.json()["message"] == "Quota exceeded for zone_records."
