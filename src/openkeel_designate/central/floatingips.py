@@ -202,8 +202,9 @@ async def _set(svc: Services, ctx: RequestContext, fip: FloatingIP,
             raise errors.BadRequest("Can not update a deleting zone")
         recordset = await rs_store.find_one(session, zone.id, record_name, "PTR")
         if recordset is None:
-            await quotas.enforce(svc, session, zone.tenant_id,
-                                 zone_recordsets=await rs_store.count_in_zone(session, zone.id) + 1)
+            limits = await quotas.effective(svc, session, zone.tenant_id)
+            count = await rs_store.count_in_zone(session, zone.id, limits["zone_recordsets"])
+            quotas.check(limits, zone_recordsets=count + 1)
             recordset = rs_store.new_recordset(zone, record_name, "PTR", tenant_id=ctx.project_id)
             await rs_store.insert(session, [recordset])
         else:

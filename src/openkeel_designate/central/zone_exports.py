@@ -37,8 +37,9 @@ async def create_zone_export(svc: Services, ctx: RequestContext,
         svc.policy.check("create_zone_export", ctx, policy_target(zone))
         if not ctx.project_id:
             raise errors.MissingProjectID("A project ID must be specified")
-        await quotas.enforce(svc, session, ctx.project_id,
-                             api_export_size=await rs_store.count_in_zone(session, zone.id))
+        limits = await quotas.effective(svc, session, ctx.project_id)
+        size = await rs_store.count_in_zone(session, zone.id, limits["api_export_size"])
+        quotas.check(limits, api_export_size=size)
         task = await task_store.insert(session, task_store.EXPORT, ctx.project_id,
                                        zone_id=zone.id)
         return ZoneTaskView.of(task)

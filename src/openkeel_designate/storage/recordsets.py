@@ -205,25 +205,31 @@ async def names_in_zone(session: AsyncSession, zone_id: str, name: str) -> list[
     return list((await session.execute(query)).scalars())
 
 
-async def count_in_zone(session: AsyncSession, zone_id: str) -> int:
-    query = select(func.count()).select_from(RecordSet).where(RecordSet.zone_id == zone_id)
-    return (await session.execute(query)).scalar_one()
+async def count_in_zone(session: AsyncSession, zone_id: str, limit: int | None = None) -> int:
+    """The zone's recordsets (quota ``zone_recordsets``, ``api_export_size``); ``limit`` as
+    for ``count_unmanaged_records``."""
+    return await _count(session, select(literal(1)).select_from(RecordSet)
+                        .where(RecordSet.zone_id == zone_id), limit)
 
 
 async def count_unmanaged_records(session: AsyncSession, zone_id: str,
                                   exclude_recordset: str | None = None,
                                   limit: int | None = None) -> int:
     """The records the tenant created in the zone (quota ``zone_records``); with ``limit``,
-    read only as far as a check against it can tell (one past it; none when negative), as
-    ``_capped_count`` does for a new recordset."""
+    read only as far as a check against it can tell (``_count``)."""
     query = select(literal(1)).select_from(Record).where(Record.zone_id == zone_id,
                                                         Record.managed.is_(False))
     if exclude_recordset:
         query = query.where(Record.recordset_id != exclude_recordset)
+    return await _count(session, query, limit)
+
+
+async def _count(session: AsyncSession, rows: Select, limit: int | None) -> int:
+    """How many ``rows``; with the quota ``limit`` they are checked against, at most one past
+    it and none when it is negative (unlimited), as ``_capped_count`` for a new recordset."""
     if limit is not None:
-        query = query.limit(max(limit + 1, 0))
-    counted = select(func.count()).select_from(query.subquery())
-    return (await session.execute(counted)).scalar_one()
+        rows = rows.limit(max(limit + 1, 0))
+    return (await session.execute(select(func.count()).select_from(rows.subquery()))).scalar_one()
 
 
 async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,
