@@ -75,8 +75,8 @@ async def run_export(svc: Services, task_id: str) -> None:
         if zone is None:
             task_store.finish(task, "ERROR", "Could not find Zone")
             return task
-        size = await rs_store.count_in_zone(session, zone.id)
         limits = await quotas.effective(svc, session, task.tenant_id)
+        size = await rs_store.count_in_zone(session, zone.id, limits["api_export_size"])
         if 0 <= limits["api_export_size"] < size:
             task_store.finish(task, "ERROR", "Zone is too large to export")
         elif svc.conf["service:worker"].export_synchronous:
