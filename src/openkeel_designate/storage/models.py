@@ -268,7 +268,8 @@ class Record(_Timestamps, Base):
     __tablename__ = "records"
     __table_args__ = (
         Index("ix_records_recordset", "recordset_id"),
-        Index("ix_records_zone_status", "zone_id", "status"),
+        # ``managed`` too: the zone_records quota counts from the index alone (migration 0013)
+        Index("ix_records_zone_status_managed", "zone_id", "status", "managed"),
         Index("ix_records_managed_resource", "managed_resource_id"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
