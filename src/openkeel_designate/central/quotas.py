@@ -7,7 +7,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import quotas as quota_store
-from openkeel_designate.storage import recordsets as rs_store
 
 RESOURCES = ("zones", "zone_recordsets", "zone_records", "recordset_records", "api_export_size")
 
@@ -17,10 +16,10 @@ def defaults(svc: Services) -> dict[str, int]:
     return {name: getattr(conf, f"quota_{name}") for name in RESOURCES}
 
 
-def caps(svc: Services) -> rs_store.QuotaCaps:
-    """The limits a new recordset's counts are read against, before the owner's overrides are
-    known (the same read fetches them)."""
-    return rs_store.QuotaCaps(defaults(svc), stored=svc.conf.quota_driver == "storage")
+def caps(svc: Services) -> quota_store.Caps:
+    """The limits a create's counts are read against, before the owner's overrides are known
+    (the same read fetches them)."""
+    return quota_store.Caps(defaults(svc), stored=svc.conf.quota_driver == "storage")
 
 
 async def effective(svc: Services, session: AsyncSession, project_id: str | None) -> dict[str, int]:

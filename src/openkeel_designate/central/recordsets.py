@@ -25,6 +25,7 @@ from openkeel_designate.domain.recordset_types import check_delegation_point, su
 from openkeel_designate.domain.conditions import Condition
 from openkeel_designate.domain.context import RequestContext
 from openkeel_designate.domain.paging import Page
+from openkeel_designate.storage import quotas as quota_store
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zones as zone_store
@@ -129,7 +130,7 @@ async def mark_pending_now(session: AsyncSession, zone: Zone, action: str = "UPD
 
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
                           max_len: int, conf_types: list[str],
-                          caps: rs_store.QuotaCaps) -> rs_store.PlacementFacts:
+                          caps: quota_store.Caps) -> rs_store.PlacementFacts:
     """Where a new recordset may go, with names compared as DNS compares them (any case).
 
     Designate's own containment and child-zone tests compare the strings as written while its

@@ -213,8 +213,9 @@ async def _move_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
         raise errors.ZoneNotFound("Could not find Zone")
     if zone.action == "DELETE":
         raise errors.BadRequest("Can not transfer a deleting zone")
-    count = await zone_store.count_for_project(session, ctx.project_id)
-    await quotas.enforce(svc, session, ctx.project_id, zones=count + 1)
+    limits = await quotas.effective(svc, session, ctx.project_id)
+    count = await zone_store.count_for_project(session, ctx.project_id, limits["zones"])
+    quotas.check(limits, zones=count + 1)
     await store.change_owner(session, zone, ctx.project_id)
 
 

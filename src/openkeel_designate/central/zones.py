@@ -117,7 +117,7 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     """
     zone_type = values.get("type") or "PRIMARY"
     name = values["name"]
-    facts = await create_store.read_facts(session, ctx.project_id, name)
+    facts = await create_store.read_facts(session, ctx.project_id, name, quotas.caps(svc))
     quotas.check(quotas.overlaid(svc, facts.quota_overrides), zones=facts.zones_of_project + 1)
     _check_name(svc, ctx, name, facts.tlds, facts.blacklists)
     ttl = values.get("ttl")

@@ -1,11 +1,53 @@
-"""SQL for per-project quota overrides."""
+"""SQL for per-project quota overrides, and counts read only as far as a quota can tell."""
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, delete, select
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sqlalchemy import Select, bindparam, case, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import Quota
+
+# Databases whose LIMIT takes a subquery (MariaDB's takes only a number or a placeholder).
+CAPPED_DIALECTS = ("sqlite", "postgresql")
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The limits a create's counts are read against before the owner's stored quotas are
+    known (the same read fetches them): the configured ones, replaced by the stored ones when
+    ``stored`` (``quota_driver = storage``)."""
+
+    defaults: Mapping[str, int]
+    stored: bool
+
+    def params(self, owner: str | None, *resources: str) -> dict[str, object]:
+        """The bind parameters of ``capped`` for these resources."""
+        return {"cap_tenant_id": owner if self.stored else None,
+                **{f"default_{name}": self.defaults[name] for name in resources}}
+
+
+def capped(resource: str, rows: Select) -> Select:
+    """``rows`` limited to one past the limit of quota ``resource``, none when unlimited.
+
+    A quota rule only asks whether count + new > limit, and any count above the limit answers
+    it as the whole count would. Counted whole, a zone of 100,000 records cost a recordset POST
+    33 ms of CPU on SQLite and 43 ms of waiting on PostgreSQL (bench/README.md, "quota counts
+    one row past the limit"). The limit is the owner's stored one (``cap_tenant_id``), else the
+    configured one (``default_<resource>``): ``Caps.params``. Only on ``CAPPED_DIALECTS``."""
+    q = Quota.__table__
+    limit = func.coalesce(
+        select(q.c.hard_limit).where(q.c.tenant_id == bindparam("cap_tenant_id"),
+                                     q.c.resource == resource).scalar_subquery(),
+        bindparam(f"default_{resource}"))
+    return rows.limit(case((limit < 0, 0), else_=limit + 1))
+
+
+def capped_at(rows: Select, limit: int) -> Select:
+    """``rows`` limited to one past a ``limit`` already read, none when it is negative."""
+    return rows.limit(max(limit + 1, 0))
 
 
 # Prebuilt: every zone and recordset create reads it (see storage/recordsets.py, _write_path).

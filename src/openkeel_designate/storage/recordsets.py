@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import ColumnElement, Select, bindparam, case, delete, func, literal, select, union_all
+from sqlalchemy import Select, bindparam, delete, func, literal, select, union_all
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import rows
+from openkeel_designate.storage import quotas, rows
 from openkeel_designate.storage.database import BOUNDED
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
@@ -73,8 +73,8 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
     the statements themselves (bench/README.md, "Recordset and zone writes"). So what the
     placement and quota rules need is one read (the project's quota overrides included), and
     the rows are two Core INSERTs. The read comes in two forms (``_FACTS``): counts read only
-    as far as the quota can tell (``_capped_count``) where the database takes a subquery as a
-    LIMIT (SQLite, PostgreSQL), whole counts elsewhere (MariaDB).
+    as far as the quota can tell (``quotas.capped``) where the database takes a subquery as a
+    LIMIT, whole counts elsewhere (MariaDB).
     """
     z, rs, r, q = Zone.__table__, RecordSet.__table__, Record.__table__, Quota.__table__
     zone_id = bindparam("zone_id")
@@ -85,57 +85,26 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         .where(rs.c.zone_id == zone_id, rs.c.name_key == bindparam("name_key")),
         select(literal("quota"), q.c.resource, q.c.hard_limit)
         .where(q.c.tenant_id == bindparam("tenant_id")))
-    counted = (("zone_recordsets", rs, (rs.c.zone_id == zone_id,)),
-               ("zone_records", r, (r.c.zone_id == zone_id, r.c.managed.is_(False))))
-    capped = union_all(*placement, *(_capped_count(resource, table, where)
-                                     for resource, table, where in counted))
-    whole = union_all(*placement, *(
-        select(literal(resource), literal(""), func.count()).select_from(table).where(*where)
-        for resource, table, where in counted))
-    return {True: capped, False: whole}, sql_insert(rs), sql_insert(r)
+    counted = {"zone_recordsets": select(literal(1)).select_from(rs).where(rs.c.zone_id == zone_id),
+               "zone_records": select(literal(1)).select_from(r)
+               .where(r.c.zone_id == zone_id, r.c.managed.is_(False))}
 
-
-def _capped_count(resource: str, table, where) -> Select:  # noqa: ANN001 - a table, its filter
-    """``count(*)`` of the zone's rows for ``resource``, reading at most one row past its limit.
-
-    The quota rule only asks whether count + new > limit, and any count above the limit
-    answers it as the whole count would; a zone of 100,000 records counted whole cost a
-    recordset POST 33 ms of CPU on SQLite and 43 ms of waiting on PostgreSQL (bench/README.md,
-    "quota counts one row past the limit"). The limit is the owner's
-    stored one, else the configured default; unlimited (negative) reads no row at all."""
-    q = Quota.__table__
-    limit = func.coalesce(
-        select(q.c.hard_limit).where(q.c.tenant_id == bindparam("cap_tenant_id"),
-                                     q.c.resource == resource).scalar_subquery(),
-        bindparam(f"default_{resource}"))
-    rows = select(literal(1)).select_from(table).where(*where).limit(_cap(limit)).subquery()
-    return select(literal(resource), literal(""), func.count()).select_from(rows)
-
-
-def _cap(limit: ColumnElement[int]) -> ColumnElement[int]:
-    """How many rows answer ``count + new > limit``: one past the limit; none when unlimited."""
-    return case((limit < 0, 0), else_=limit + 1)
+    def counts(cap: bool) -> list[Select]:
+        return [select(literal(resource), literal(""), func.count())
+                .select_from((quotas.capped(resource, matching) if cap else matching).subquery())
+                for resource, matching in counted.items()]
+    return ({cap: union_all(*placement, *counts(cap)) for cap in (True, False)},
+            sql_insert(rs), sql_insert(r))
 
 
 _FACTS, _INSERT_RECORDSET, _INSERT_RECORD = _write_path()
 SMALL_INSERT = 100
-# Databases whose LIMIT takes a subquery (MariaDB's takes only a number or a placeholder).
-_CAPPED_DIALECTS = ("sqlite", "postgresql")
-
-
-@dataclass(frozen=True)
-class QuotaCaps:
-    """The limits the zone's counts are checked against: the configured ones, replaced by the
-    owner's stored ones when ``stored`` (``quota_driver = storage``)."""
-
-    defaults: Mapping[str, int]
-    stored: bool
 
 
 @dataclass(frozen=True)
 class PlacementFacts:
     """What the rules of a new recordset read of its zone, in one round trip. The counts are
-    exact up to one past the limit they are checked against (``_capped_count``)."""
+    exact up to one past the limit they are checked against (``quotas.capped``)."""
 
     child_zones: list[str]  # names of the live child zones
     types_at_name: list[str]  # types of the recordsets at the new name (in any case)
@@ -145,16 +114,14 @@ class PlacementFacts:
 
 
 async def placement_facts(session: AsyncSession, zone_id: str, name: str,
-                          owner: str | None, caps: QuotaCaps) -> PlacementFacts:
+                          owner: str | None, caps: quotas.Caps) -> PlacementFacts:
     connection = await session.connection()
     facts = PlacementFacts([], [], 0, 0, {})
     counts = {}
-    statement = _FACTS[connection.dialect.name in _CAPPED_DIALECTS]
+    statement = _FACTS[connection.dialect.name in quotas.CAPPED_DIALECTS]
     for kind, text, number in await connection.execute(statement, {
             "zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner,
-            "cap_tenant_id": owner if caps.stored else None,
-            "default_zone_recordsets": caps.defaults["zone_recordsets"],
-            "default_zone_records": caps.defaults["zone_records"]}):
+            **caps.params(owner, "zone_recordsets", "zone_records")}):
         if kind == "child":
             facts.child_zones.append(text)
         elif kind == "type":
@@ -224,9 +191,9 @@ async def count_unmanaged_records(session: AsyncSession, zone_id: str, exclude_r
 
 async def _count(session: AsyncSession, rows: Select, limit: int) -> int:
     """How many ``rows``, read at most one past the quota ``limit`` they are checked against
-    and none when it is negative (unlimited), as ``_capped_count`` for a new recordset."""
-    rows = rows.limit(max(limit + 1, 0))
-    return (await session.execute(select(func.count()).select_from(rows.subquery()))).scalar_one()
+    and none when it is negative (unlimited): ``quotas.capped_at``."""
+    counted = select(func.count()).select_from(quotas.capped_at(rows, limit).subquery())
+    return (await session.execute(counted)).scalar_one()
 
 
 async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,

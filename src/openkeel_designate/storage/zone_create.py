@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, bindparam, func, insert, or_, select, union_all, update
+from sqlalchemy import and_, bindparam, func, insert, literal, or_, select, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
-from openkeel_designate.storage import facts, rows
+from openkeel_designate.storage import facts, quotas, rows
 from openkeel_designate.storage.database import bounded
 from openkeel_designate.storage.models import (
     Blacklist,
@@ -49,7 +49,7 @@ class RelatedZone:
 class CreateFacts:
     """What the rules of a new zone read, in one round trip."""
 
-    zones_of_project: int  # live zones the project has (quota ``zones``)
+    zones_of_project: int  # live zones the project has, up to one past its quota (``quotas.capped``)
     quota_overrides: dict[str, int]  # the project's stored quotas (storage.quotas.for_project)
     tlds: list[str]
     blacklists: list[str]  # patterns
@@ -58,11 +58,13 @@ class CreateFacts:
 
 
 def _statements():  # noqa: ANN202 - prebuilt statements
+    """The read in two forms, by whether the database takes a subquery as a LIMIT: the
+    project's zones counted only as far as its quota can tell (``quotas.capped``), or whole
+    (MariaDB)."""
     z, q, t, b = Zone.__table__, Quota.__table__, Tld.__table__, Blacklist.__table__
     project = bindparam("project_id")
-    read = union_all(
-        select(*facts.row("zones", number=func.count())).select_from(z)
-        .where(z.c.tenant_id == project, z.c.deleted == LIVE),
+    zones = select(literal(1)).select_from(z).where(z.c.tenant_id == project, z.c.deleted == LIVE)
+    rest = (
         select(*facts.row("quota", q.c.resource, number=q.c.hard_limit))
         .where(q.c.tenant_id == project),
         select(*facts.row("tld", t.c.name)),
@@ -75,6 +77,10 @@ def _statements():  # noqa: ANN202 - prebuilt statements
             and_(z.c.reverse_key > bindparam("below_from"),
                  z.c.reverse_key < bindparam("below_to")))),
         *PLACEMENT_PARTS)
+    read = {cap: union_all(
+        select(*facts.row("zones", number=func.count()))
+        .select_from((quotas.capped("zones", zones) if cap else zones).subquery()), *rest)
+        for cap in (True, False)}
     adopt = update(z).where(z.c.id.in_(bindparam("ids", expanding=True))).values(
         parent_zone_id=bindparam("parent_id"), updated_at=bindparam("now"))
     # The new zone's rows (a handful: ``bounded``, on SQLite no thread crossing).
@@ -86,26 +92,29 @@ def _statements():  # noqa: ANN202 - prebuilt statements
 _FACTS, _INSERT_ZONE, _INSERT_ATTRIBUTES, _INSERT_MASTERS, _ADOPT, _NAMES = _statements()
 
 
-async def read_facts(session: AsyncSession, project_id: str | None, name: str) -> CreateFacts:
+async def read_facts(session: AsyncSession, project_id: str | None, name: str,
+                     caps: quotas.Caps) -> CreateFacts:
     folded = names.key(name)
     labels = folded.split(".")
-    found = list(await (await session.connection()).execute(_FACTS, {
+    connection = await session.connection()
+    found = list(await connection.execute(_FACTS[connection.dialect.name in quotas.CAPPED_DIALECTS], {
         "project_id": project_id, "name_key": folded,
         "ancestors": [".".join(labels[i:]) for i in range(1, len(labels) - 1)],
-        "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/"}))
-    count, quotas, tlds, blacklists, related = 0, {}, [], [], []
+        "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/",
+        **caps.params(project_id, "zones")}))
+    count, overrides, tlds, blacklists, related = 0, {}, [], [], []
     for kind, first, second, third, fourth, fifth, number in found:
         if kind == "zones":
             count = int(number)
         elif kind == "quota":
-            quotas[first] = int(number)
+            overrides[first] = int(number)
         elif kind == "tld":
             tlds.append(first)
         elif kind == "blacklist":
             blacklists.append(first)
         elif kind == "zone":
             related.append(RelatedZone(first, second, third, fourth, fifth))
-    return CreateFacts(count, quotas, tlds, blacklists, related, placement_of(found))
+    return CreateFacts(count, overrides, tlds, blacklists, related, placement_of(found))
 
 
 async def insert_zone(session: AsyncSession, values: dict, attributes: dict[str, str],

@@ -10,7 +10,7 @@ from sqlalchemy import String, bindparam, cast, delete, exists, func, literal, o
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import json_pairs, rows
+from openkeel_designate.storage import json_pairs, quotas, rows
 from openkeel_designate.storage.database import Database, bounded
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
@@ -282,10 +282,13 @@ async def names(session: AsyncSession, zone_ids: set[str]) -> dict[str, str]:
     return dict(rows.all())
 
 
-async def count_for_project(session: AsyncSession, project_id: str) -> int:
-    query = select(func.count()).select_from(Zone).where(
-        Zone.tenant_id == project_id, Zone.deleted == LIVE)
-    return (await session.execute(query)).scalar_one()
+async def count_for_project(session: AsyncSession, project_id: str, limit: int) -> int:
+    """The project's live zones, as far as a check against its quota ``limit`` can tell
+    (``quotas.capped_at``)."""
+    zones = select(literal(1)).select_from(Zone).where(Zone.tenant_id == project_id,
+                                                      Zone.deleted == LIVE)
+    counted = select(func.count()).select_from(quotas.capped_at(zones, limit).subquery())
+    return (await session.execute(counted)).scalar_one()
 
 
 def like_escaped(text: str) -> str:

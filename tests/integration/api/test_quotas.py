@@ -169,3 +169,30 @@ async def test_recordset_update_counts_hold_at_the_limit(client):
                              json={"records": ["192.0.2.1", "192.0.2.2", "192.0.2.3"]})
     assert three.status_code == 413
     assert three.json()["message"] == "Quota exceeded for zone_records."
+
+
+async def test_zone_count_follows_the_project_limit_above_the_default(client, conf):
+    """A zone create counts the project's zones only as far as its limit can tell: a stored
+    limit above the configured one, then unlimited, then the storage driver off."""
+    conf.set_override("quota_zones", 1)
+    try:
+        made = [(await client.post("/v2/zones", headers=MEMBER, json={
+            "name": f"z{i}.limit.example.", "email": "a@example.org"})).status_code
+            for i in range(2)]
+        assert made == [202, 413]
+        await client.patch("/v2/quotas/quota-p", json={"zones": 3}, headers=ADMIN_ALL)
+        made = [(await client.post("/v2/zones", headers=MEMBER, json={
+            "name": f"y{i}.limit.example.", "email": "a@example.org"})).status_code
+            for i in range(3)]
+        assert made == [202, 202, 413]
+        await client.patch("/v2/quotas/quota-p", json={"zones": -1}, headers=ADMIN_ALL)
+        assert (await client.post("/v2/zones", headers=MEMBER, json={
+            "name": "x.limit.example.", "email": "a@example.org"})).status_code == 202
+        conf.set_override("quota_driver", "noop")
+        refused = await client.post("/v2/zones", headers=MEMBER, json={
+            "name": "w.limit.example.", "email": "a@example.org"})
+        assert refused.status_code == 413
+        assert refused.json()["message"] == "Quota exceeded for zones."
+    finally:
+        conf.clear_override("quota_zones")
+        conf.clear_override("quota_driver")

@@ -4,7 +4,7 @@ The ``zone_records`` quota counts the records of a zone the tenant created (``ma
 With the index on (zone_id, status) every counted record was looked up in the table for its
 ``managed`` flag: 18 ms for a zone of 100,000 records on SQLite, on every recordset POST or PUT
 whose quota is above the zone's size (an unlimited one reads no row, see
-``storage/recordsets._capped_count``). With ``managed`` in the index the count reads the index
+``storage/quotas.capped``). With ``managed`` in the index the count reads the index
 alone: 6 ms. The new index replaces the old one, which every query using it can use as well
 (the worker's stamp and completion filter on zone_id and status), so a record write keeps the
 same number of indexes. Created before the old one goes: MariaDB refuses to drop the index that
