@@ -13,12 +13,16 @@ into the tables (set-up, untimed), then ``--posts`` recordsets are POSTed under 
 * ``500``: Designate's default;
 * ``above the zone``: more than the zone will hold, so every row is counted, as before the cap.
 
+With ``--project-zones N`` the same for a zone create instead (quota ``zones``): the project
+is given N zones, copied in SQL from one made by the API, then zones are POSTed with its zone
+quota unlimited and above N.
+
 Printed (this process's CPU, which on PostgreSQL leaves out the server's own, and the median
-time to the answer), never asserted. The third row is the whole count, as every row was
-before the cap.
+time to the answer), never asserted. The whole count ("above") is what every quota cost before
+the cap.
 
     PYTHONPATH=src .venv/bin/python bench/quota_counts.py [--records 100000] [--posts 200]
-        [--database sqlite|postgresql]
+        [--project-zones N] [--database sqlite|postgresql|mysql]   # --project-zones: not mysql
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import sys
 import time
 
 import httpx
+from sqlalchemy import text
 
 from api_inprocess import asgi_post
 from inprocess import DATABASES, HEADERS, run_on, wired
@@ -56,11 +61,58 @@ async def fill(services, zone_id: str, records: int) -> None:
         await chunk(start, min(records, start + CHUNK))
 
 
-async def set_limits(services, project: str, limit: int) -> None:
+async def set_limits(services, project: str, limit: int,
+                     resources: tuple[str, ...] = ("zone_records", "zone_recordsets")) -> None:
     async def work(session) -> None:  # noqa: ANN001
-        for resource in ("zone_records", "zone_recordsets"):
+        for resource in resources:
             await quota_store.set_limit(session, project, resource, limit)
     await services.db.transaction(work)
+
+
+async def copy_zones(services, url: str, template_id: str, count: int) -> None:
+    """``count`` copies of the zone ``template_id`` (same project, names c<n>.example.), in SQL."""
+    sqlite = url.startswith("sqlite")
+
+    async def work(session) -> None:  # noqa: ANN001
+        connection = await session.connection()
+        columns = list((await connection.execute(text("SELECT * FROM zones WHERE 1 = 0"))).keys())
+        # the number goes in as text: SQLite's || and PostgreSQL's concatenate it alike
+        made = {"id": "'c' || n || substr(id, 9)", "name": "'c' || n || '.example.'",
+                "name_key": "'c' || n || '.example.'",
+                "reverse_key": "'.elpmaxe.' || reverse('c' || n)" if not sqlite
+                else "'.elpmaxe.' || n || 'c'"}
+        series = ("WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < :n) "
+                  if sqlite else "")
+        source = "s" if sqlite else "generate_series(1, :n) AS s(n)"
+        await connection.execute(text(
+            f"{series}INSERT INTO zones ({', '.join(columns)}) "
+            f"SELECT {', '.join(made.get(c, c) for c in columns)} FROM zones, {source} "
+            "WHERE zones.id = :t"), {"n": count, "t": template_id})
+    await services.db.transaction(work)
+
+
+async def measure_zones(url: str, state_dir: str, zones: int, posts: int) -> None:
+    async with wired(url, state_dir) as (services, app):
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
+                                     base_url="http://api.bench", headers=HEADERS) as client:
+            made = await client.post("/v2/zones", json={"name": "template.bench.example.",
+                                                        "email": "hostmaster@bench.example"})
+        started = time.perf_counter()
+        await copy_zones(services, url, made.json()["id"], zones)
+        print(f"project of {zones} zones written in {time.perf_counter() - started:.1f} s", flush=True)
+        serial = itertools.count()
+        for label, limit in (("unlimited", -1), ("above the project", 2 * zones + 2 * posts)):
+            await set_limits(services, PROJECT, limit, ("zones",))
+            spent, walls = 0.0, []
+            for _ in range(posts):
+                body = {"name": f"p{next(serial)}.new.bench.example.",
+                        "email": "hostmaster@bench.example"}
+                started, wall = time.process_time(), time.perf_counter()
+                await asgi_post(app, "/v2/zones", body)
+                spent += time.process_time() - started
+                walls.append(time.perf_counter() - wall)
+            print(f"zones quota {label:17s} {1000 * spent / posts:7.2f} ms CPU per zone POST, "
+                  f"{1000 * statistics.median(walls):7.2f} ms answered (median)", flush=True)
 
 
 async def measure(url: str, state_dir: str, records: int, posts: int) -> None:
@@ -106,11 +158,20 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", type=int, default=100_000)
     ap.add_argument("--posts", type=int, default=200)
+    ap.add_argument("--project-zones", type=int, default=0,
+                    help="measure zone creates in a project of this many zones instead")
     ap.add_argument("--database", default="sqlite", choices=DATABASES)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, stream=open(os.devnull, "w"))
     print(f"load average {os.getloadavg()[0]:.1f}, {args.database}")
-    run_on(args.database, lambda url, state_dir: measure(url, state_dir, args.records, args.posts))
+    if args.project_zones and args.database == "mysql":
+        ap.error("--project-zones copies zones with SQL for SQLite and PostgreSQL only; MariaDB "
+                 "counts whole either way")
+    if args.project_zones:
+        run_on(args.database, lambda url, state_dir: measure_zones(
+            url, state_dir, args.project_zones, args.posts))
+    else:
+        run_on(args.database, lambda url, state_dir: measure(url, state_dir, args.records, args.posts))
     return 0
 
 
