@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy import Select, bindparam, case, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from openkeel_designate.storage.models import Quota
 
 # Databases whose LIMIT takes a subquery (MariaDB's takes only a number or a placeholder).
-CAPPED_DIALECTS = ("sqlite", "postgresql")
+_CAPPED_DIALECTS = ("sqlite", "postgresql")
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -36,13 +38,19 @@ def capped(resource: str, rows: Select) -> Select:
     it as the whole count would. Counted whole, a zone of 100,000 records cost a recordset POST
     33 ms of CPU on SQLite and 43 ms of waiting on PostgreSQL (bench/README.md, "quota counts
     one row past the limit"). The limit is the owner's stored one (``cap_tenant_id``), else the
-    configured one (``default_<resource>``): ``Caps.params``. Only on ``CAPPED_DIALECTS``."""
+    configured one (``default_<resource>``): ``Caps.params``. Only where ``form_for`` says."""
     q = Quota.__table__
     limit = func.coalesce(
         select(q.c.hard_limit).where(q.c.tenant_id == bindparam("cap_tenant_id"),
                                      q.c.resource == resource).scalar_subquery(),
         bindparam(f"default_{resource}"))
     return rows.limit(case((limit < 0, 0), else_=limit + 1))
+
+
+def form_for(forms: dict[bool, S], connection: AsyncConnection) -> S:
+    """Of a read built with counts ``capped`` (True) and whole (False), the one this
+    connection's database takes."""
+    return forms[connection.dialect.name in _CAPPED_DIALECTS]
 
 
 def capped_at(rows: Select, limit: int) -> Select:

@@ -118,7 +118,7 @@ async def placement_facts(session: AsyncSession, zone_id: str, name: str,
     connection = await session.connection()
     facts = PlacementFacts([], [], 0, 0, {})
     counts = {}
-    statement = _FACTS[connection.dialect.name in quotas.CAPPED_DIALECTS]
+    statement = quotas.form_for(_FACTS, connection)
     for kind, text, number in await connection.execute(statement, {
             "zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner,
             **caps.params(owner, "zone_recordsets", "zone_records")}):

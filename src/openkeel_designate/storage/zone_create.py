@@ -97,7 +97,7 @@ async def read_facts(session: AsyncSession, project_id: str | None, name: str,
     folded = names.key(name)
     labels = folded.split(".")
     connection = await session.connection()
-    statement = _FACTS[connection.dialect.name in quotas.CAPPED_DIALECTS]
+    statement = quotas.form_for(_FACTS, connection)
     found = list(await connection.execute(statement, {
         "project_id": project_id, "name_key": folded,
         "ancestors": [".".join(labels[i:]) for i in range(1, len(labels) - 1)],
