@@ -10,6 +10,10 @@ noauth) and, with ``--ref``, the real Designate 23.0.0 (/work/shared/ref, on mov
   until the zone is ACTIVE again;
 * concurrent writes: ``--clients`` clients, each POSTing recordsets into its own zone for
   ``--seconds``; then how long until every recordset is ACTIVE;
+* the same writes by wrk (a C client, when installed), ``--wrk-posts`` each: one connection
+  into one zone, then ``--clients`` connections over as many zones; then how long until every
+  zone is ACTIVE with no recordset PENDING. The Python client costs about a millisecond per
+  request, a large part of one of our POSTs and hardly any of the reference's;
 * a burst: ``--burst`` zones created by ``--clients`` clients, until all are ACTIVE.
 
 With ``--profile DIR`` a py-spy sampling profile of our server is recorded for each figure
@@ -38,7 +42,7 @@ import httpx
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from measure import Api, get_load, poll_until  # noqa: E402
+from measure import Api, get_load, poll_until, wrk_posts  # noqa: E402
 from stats import cpu_seconds, summarize  # noqa: E402
 from targets import BENCH_QUOTAS, REPO, Ref, RefUnavailable, ServerProcess, Target, ref_ports  # noqa: E402
 
@@ -279,6 +283,20 @@ async def measure(target: Target, args: argparse.Namespace, profiler: Profiler |
         res["concurrent_writes"] = await concurrent_writes(api, zones, args.write_seconds)
         prof.stop()
         print(f"  {target.label} concurrent: {res['concurrent_writes']['per_s']} /s", flush=True)
+        if shutil.which("wrk"):
+            # The same writes by a C client, each figure into zones of its own.
+            fresh = []
+            for i in range(args.clients + 1):
+                name = f"k{i:02d}-{tag}.org."
+                fresh.append(((await api.create_zone(name))["id"], name))
+            for zid, _ in fresh:
+                await wait_active(api, f"/v2/zones/{zid}")
+            for figure, zones_of, connections in (("sequential_wrk", fresh[:1], 1),
+                                                  ("concurrent_wrk", fresh[1:], args.clients)):
+                prof.start(figure)
+                res[figure] = await wrk_posts(api, zones_of, connections, args.wrk_posts)
+                prof.stop()
+                print(f"  {target.label} {figure}: {res[figure]['req_per_s']} /s", flush=True)
         prof.start("burst")
         res["burst"] = await burst(api, args.burst, args.clients)
         prof.stop()
@@ -313,6 +331,8 @@ def ratio_rows(ours: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, Any
                                 ("GET /v2/zones req/s", ("list_zones", "req_per_s"), True),
                                 ("sequential recordset POSTs /s", ("sequential_posts", "per_s"), True),
                                 ("10 clients x 10 zones POSTs /s", ("concurrent_writes", "per_s"), True),
+                                ("sequential POSTs /s, wrk", ("sequential_wrk", "req_per_s"), True),
+                                ("10 connections x 10 zones, wrk", ("concurrent_wrk", "req_per_s"), True),
                                 ("burst all ACTIVE s", ("burst", "all_active_s"), False)):
         a, b = get(ours, *keys), get(ref, *keys)
         r = None
@@ -331,6 +351,8 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="each GET load")
     ap.add_argument("--write-seconds", type=float, default=10.0, help="concurrent write load")
     ap.add_argument("--rs-posts", type=int, default=200)
+    ap.add_argument("--wrk-posts", type=int, default=800,
+                    help="recordset POSTs of each wrk write figure (sequential, concurrent)")
     ap.add_argument("--burst", type=int, default=100)
     ap.add_argument("--load-tool", choices=["auto", "wrk", "httpx"], default="auto")
     ap.add_argument("--profile", type=Path, default=None, help="py-spy profiles of ours into this dir")
@@ -380,6 +402,12 @@ def main() -> int:
                   f"{w['all_active_after_s']} s after, sample {w['sampled_active']}; burst "
                   f"{b['active']}/{b['zones']} ACTIVE, POSTs {b['posted_s']} s; sequential zone ACTIVE "
                   f"{out[side]['sequential_posts']['zone_active_after_s']} s after the last")
+            for figure in ("sequential_wrk", "concurrent_wrk"):
+                if figure in out[side]:
+                    f = out[side][figure]
+                    print(f"{side}: {figure} {f.get('requests')} POSTs ({f['errors']} errors), "
+                          f"p50 {f.get('p50_s')} s, every zone ACTIVE and no recordset PENDING "
+                          f"{f['all_active_after_s']} s after, server CPU {f['cpu_s']} s")
     path = args.out or REPO / "bench" / "results" / f"api-throughput-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=1, default=str))

@@ -13,9 +13,13 @@ import asyncio
 import random
 import re
 import shutil
+import signal
 import subprocess
+import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import dns.asyncquery
@@ -235,7 +239,87 @@ def _wrk_load(api: Api, path: str, clients: int, seconds: float) -> dict[str, An
            "-H", f"X-Auth-Project-ID: {api.project}", "-H", "Accept: application/json",
            api.target.api_url + path]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 60, check=False).stdout
-    res: dict[str, Any] = {"tool": f"wrk -t2 -c{clients} -d{int(seconds)}s", "errors": 0}
+    return {"tool": f"wrk -t2 -c{clients} -d{int(seconds)}s", **_wrk_figures(out)}
+
+
+_WRK_POSTS = """
+local zones = {%(zones)s}
+local names = {%(names)s}
+local wanted = %(requests)d
+local sent, answered = 0, 0
+request = function()
+  sent = sent + 1
+  local i = (sent - 1) %% #zones + 1
+  local body = '{"name": "%(tag)s-' .. sent .. '.' .. names[i] .. '", "type": "A", "records": ["192.0.2.' .. (sent %% 250 + 1) .. '"], "ttl": 300}'
+  return wrk.format("POST", "/v2/zones/" .. zones[i] .. "/recordsets", nil, body)
+end
+response = function(status, headers, body)
+  answered = answered + 1
+  if answered == wanted then
+    io.open("%(marker)s", "w"):close()
+    wrk.thread:stop()
+  end
+end
+"""
+
+
+def _wrk_posts(api: Api, zones: list[tuple[str, str]], connections: int, requests: int,
+               timeout: float) -> dict[str, Any]:
+    """``requests`` A recordset POSTs by wrk's ``connections`` keep-alive connections (one
+    thread), the zones taken in turn; wrk stops once that many were answered. A C client, as
+    for the GET figures: the Python client's own ~1 ms per request would otherwise be a large
+    part of each of our POSTs and hardly any of the reference's."""
+    tag = uuid.uuid4().hex[:6]
+    with tempfile.TemporaryDirectory() as work:
+        lua, marker = Path(work) / "posts.lua", Path(work) / "done"
+        lua.write_text(_WRK_POSTS % {
+            "zones": ", ".join(f'"{zid}"' for zid, _ in zones),
+            "names": ", ".join(f'"{name}"' for _, name in zones),
+            "requests": requests, "tag": f"k{tag}", "marker": marker})
+        cmd = ["wrk", "-t1", f"-c{connections}", f"-d{int(timeout)}s", "--timeout", "30s",
+               "--latency", "-s", str(lua), "-H", f"X-Auth-Project-ID: {api.project}",
+               "-H", "Content-Type: application/json", "-H", "Accept: application/json",
+               api.target.api_url]
+        # wrk sleeps out its whole duration even once its thread has stopped; an interrupt
+        # ends that sleep, and it reports the time it really ran.
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as proc:
+            deadline = time.monotonic() + timeout
+            while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.002)
+            proc.send_signal(signal.SIGINT)
+            out, _ = proc.communicate(timeout=60)
+    res = _wrk_figures(out)
+    res["tool"] = f"wrk -t1 -c{connections}, {requests} POSTs over {len(zones)} zones"
+    return res
+
+
+async def wrk_posts(api: Api, zones: list[tuple[str, str]], connections: int, requests: int,
+                    timeout: float = 600) -> dict[str, Any]:
+    """``_wrk_posts``, then how long until every zone is ACTIVE with no recordset PENDING, and
+    the target's CPU over the POSTs."""
+    pgids = api.target.pgids()
+    cpu0 = cpu_seconds(pgids)
+    res = await asyncio.to_thread(_wrk_posts, api, zones, connections, requests, timeout)
+    res["cpu_s"] = round(cpu_seconds(pgids) - cpu0, 2)
+    t_last = time.perf_counter()
+
+    async def settled() -> bool:
+        for zone_id, _ in zones:
+            if await api.status(f"/v2/zones/{zone_id}") != "ACTIVE":
+                return False
+            pending = await api.client.get(f"/v2/zones/{zone_id}/recordsets",
+                                           params={"status": "PENDING", "limit": 1})
+            if pending.json()["metadata"]["total_count"]:
+                return False
+        return True
+    done = await poll_until(settled, api.target.api_poll_s * 2, 300)
+    res["all_active_after_s"] = round(done - t_last, 2) if done else None
+    return res
+
+
+def _wrk_figures(out: str) -> dict[str, Any]:
+    """Requests per second, p50/p99, the count and the errors of a wrk report."""
+    res: dict[str, Any] = {"errors": 0}
     for line in out.splitlines():
         parts = line.split()
         if line.startswith("Requests/sec"):
