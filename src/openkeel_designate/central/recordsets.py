@@ -76,11 +76,6 @@ def check_name_rule(record_type: rrtypes.RecordType, name: str) -> None:
 
 
 # --- helpers -----------------------------------------------------------------------------------
-async def _view(session: AsyncSession, recordset: RecordSet, zone_name: str) -> RecordSetView:
-    records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
-    return RecordSetView.of(recordset, records, zone_name)
-
-
 def recordset_target(zone: Zone, ctx: RequestContext, recordset: RecordSet | None = None,
             shared: bool = False) -> dict[str, Any]:
     target = policy_target(zone, shared)
@@ -275,14 +270,18 @@ def check_ttl(svc: Services, ctx: RequestContext, ttl: int | None) -> None:
 # --- read --------------------------------------------------------------------------------------
 async def get_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                         recordset_id: str) -> RecordSetView:
-    async with svc.db.read() as session:
-        # Designate finds the recordset (by id and zone id) before the zone: an unknown zone
-        # answers recordset_not_found, not zone_not_found.
-        recordset = await _recordset_in(session, zone_id, recordset_id)
-        zone = await load_visible(session, ctx, zone_id)
-        svc.policy.check("get_recordset", ctx, recordset_target(zone, ctx,
-                                                       shared=zone.tenant_id != ctx.project_id))
-        return await _view(session, recordset, zone.name)
+    found = await rs_store.get_visible(svc.db, zone_id, recordset_id, project_id=ctx.project_id,
+                                       all_tenants=ctx.all_tenants)
+    # Designate finds the recordset (by id and zone id) before the zone: an unknown zone
+    # answers recordset_not_found, not zone_not_found.
+    if found.recordset is None:
+        raise errors.RecordSetNotFound("Could not find RecordSet")
+    if found.zone is None:
+        raise errors.ZoneNotFound("Could not find Zone")
+    zone = found.zone
+    svc.policy.check("get_recordset", ctx, recordset_target(zone, ctx,
+                                                   shared=zone.tenant_id != ctx.project_id))
+    return RecordSetView.of(found.recordset, found.records, zone.name)
 
 
 async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | None,

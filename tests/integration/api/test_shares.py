@@ -181,6 +181,41 @@ async def test_cross_project_scenario(client, zone, shared):
                  "Could not find Zone")
 
 
+async def test_get_one_recordset_sees_zones_as_the_zone_get_does(client, zone, shared):
+    """``GET /v2/zones/{id}/recordsets/{id}`` is two point reads: the recordset with its zone's
+    visibility as a column, then its records. Who sees it, and the order of the 404s, are the
+    zone GET's and Designate's: an unknown recordset before an invisible zone."""
+    zone_id = zone["id"]
+    created = (await client.post(f"/v2/zones/{zone_id}/recordsets", headers=A, json={
+        "name": "two.shared.example.", "type": "A", "records": ["192.0.2.1", "192.0.2.2"],
+        "ttl": 600, "description": "two"})).json()
+    url = f"/v2/zones/{zone_id}/recordsets/{created['id']}"
+    owner = await client.get(url, headers=A)
+    assert owner.status_code == 200, owner.text
+    body = owner.json()
+    assert (body["id"], body["zone_id"], body["zone_name"], body["ttl"], body["description"]) == \
+        (created["id"], zone_id, "shared.example.", 600, "two")
+    assert sorted(body["records"]) == ["192.0.2.1", "192.0.2.2"]
+    listed = [r for r in (await client.get(f"/v2/zones/{zone_id}/recordsets", headers=A)
+                          ).json()["recordsets"] if r["id"] == created["id"]]
+    assert listed == [{**body, "records": listed[0]["records"]}]
+    assert sorted(listed[0]["records"]) == sorted(body["records"])
+    guest = await client.get(url, headers=B)
+    assert guest.status_code == 200 and guest.json() == body
+    everyone = await client.get(url, headers={**ADMIN, "X-Auth-All-Projects": "true"})
+    assert everyone.status_code == 200 and everyone.json() == body
+    assert_error(await client.get(url, headers=C), 404, "zone_not_found", "Could not find Zone")
+    assert_error(await client.get(f"/v2/zones/{zone_id}/recordsets/{MISSING}", headers=C), 404,
+                 "recordset_not_found", "Could not find RecordSet")
+    other = await new_zone(client, "other.example.")
+    assert_error(await client.get(f"/v2/zones/{other['id']}/recordsets/{created['id']}",
+                                  headers=A), 404, "recordset_not_found", "Could not find RecordSet")
+    unshared = await client.delete(f"/v2/zones/{zone_id}/shares/{shared['id']}", headers=A)
+    assert unshared.status_code == 204
+    assert_error(await client.get(url, headers=B), 404, "zone_not_found", "Could not find Zone")
+    assert (await client.get(url, headers=A)).json() == body
+
+
 async def test_owner_may_delete_guest_recordsets(client, zone, shared):
     guest_rs = (await rrset(client, zone["id"], "guest.shared.example.")).json()
     url = f"/v2/zones/{zone['id']}/recordsets/{guest_rs['id']}"
