@@ -4,8 +4,9 @@
 Figures, each against our server (started here: SQLite or PostgreSQL, Designate's default policy,
 noauth) and, with ``--ref``, the real Designate 23.0.0 (/work/shared/ref, on moved ports):
 
-* ``GET /v2/zones/{id}`` and ``GET /v2/zones`` (``--zones`` zones in the project, default page),
-  ``--clients`` keep-alive clients for ``--seconds`` (wrk when installed, else httpx);
+* ``GET /v2/zones/{id}``, ``GET /v2/zones`` (``--zones`` zones in the project, default page)
+  and ``GET /v2/zones/{id}/recordsets/{id}``, ``--clients`` keep-alive clients for
+  ``--seconds`` (wrk when installed, else httpx);
 * sequential recordset POSTs (``--rs-posts``, each after the previous answered), then how long
   until the zone is ACTIVE again;
 * concurrent writes: ``--clients`` clients, each POSTing recordsets into its own zone for
@@ -263,8 +264,10 @@ async def measure(target: Target, args: argparse.Namespace, profiler: Profiler |
     try:
         await top_up(api, args.zones, tag)
         listing = (await api.client.get("/v2/zones", params={"limit": 1})).json()
-        zone_id = listing["zones"][0]["id"]
-        for name, path in (("get_zone", f"/v2/zones/{zone_id}"), ("list_zones", "/v2/zones")):
+        zone_id, zone_name = listing["zones"][0]["id"], listing["zones"][0]["name"]
+        recordset = await api.create_a(zone_id, f"get-{tag}.{zone_name}", "192.0.2.9")
+        for name, path in (("get_zone", f"/v2/zones/{zone_id}"), ("list_zones", "/v2/zones"),
+                           ("get_recordset", f"/v2/zones/{zone_id}/recordsets/{recordset['id']}")):
             prof.start(name)
             res[name] = await get_load(api, path, args.clients, args.seconds, args.load_tool)
             prof.stop()
@@ -329,6 +332,7 @@ def ratio_rows(ours: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, Any
     rows = []
     for label, keys, higher in (("GET /v2/zones/{id} req/s", ("get_zone", "req_per_s"), True),
                                 ("GET /v2/zones req/s", ("list_zones", "req_per_s"), True),
+                                ("GET one recordset req/s", ("get_recordset", "req_per_s"), True),
                                 ("sequential recordset POSTs /s", ("sequential_posts", "per_s"), True),
                                 ("10 clients x 10 zones POSTs /s", ("concurrent_writes", "per_s"), True),
                                 ("sequential POSTs /s, wrk", ("sequential_wrk", "req_per_s"), True),
