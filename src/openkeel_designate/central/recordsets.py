@@ -286,13 +286,18 @@ async def get_recordset(svc: Services, ctx: RequestContext, zone_id: str,
 
 async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | None,
                           page: Page) -> ListResult:
+    if zone_id is not None:
+        first = await rs_store.zone_page(svc.db, zone_id, page, project_id=ctx.project_id,
+                                         all_tenants=ctx.all_tenants, count=not ctx.hide_counts)
+        if first is not None:  # the usual list: one zone's first page, no filter
+            if first.zone is None:
+                raise errors.ZoneNotFound("Could not find Zone")
+            _check_find_in_zone(svc, ctx, first.zone)
+            return ListResult([RecordSetView.of(r, first.records.get(r.id, []), first.zone.name)
+                               for r in first.recordsets], first.total)
     async with svc.db.read() as session:
         if zone_id is not None:
-            zone = await load_visible(session, ctx, zone_id)
-            target = recordset_target(zone, ctx)
-            if zone.tenant_id != ctx.project_id:
-                target["project_id"] = ctx.project_id  # shared with the caller's project
-            svc.policy.check("find_recordsets", ctx, target)
+            _check_find_in_zone(svc, ctx, await load_visible(session, ctx, zone_id))
         else:
             svc.policy.check("find_recordsets", ctx, {"project_id": ctx.project_id})
         rows, total = await rs_store.find(session, page, zone_id=zone_id,
@@ -303,6 +308,13 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
     items = [RecordSetView.of(r, records.get(r.id, []), zone_names.get(r.zone_id, ""))
              for r in rows]
     return ListResult(items, total)
+
+
+def _check_find_in_zone(svc: Services, ctx: RequestContext, zone: Zone) -> None:
+    target = recordset_target(zone, ctx)
+    if zone.tenant_id != ctx.project_id:
+        target["project_id"] = ctx.project_id  # shared with the caller's project
+    svc.policy.check("find_recordsets", ctx, target)
 
 
 async def locate_recordset(svc: Services, ctx: RequestContext, recordset_id: str) -> str:

@@ -16,7 +16,7 @@ from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import quotas, rows
 from openkeel_designate.storage.database import BOUNDED, Database
 from openkeel_designate.storage.keys import record_hash
-from openkeel_designate.storage.filters import apply_criteria, criterion, paginate_union
+from openkeel_designate.storage.filters import apply_criteria, criterion, ordered, paginate_union
 from openkeel_designate.storage.models import Quota, Record, RecordSet, SharedZone, Zone, new_id, utcnow
 from openkeel_designate.storage.zones import LIVE
 
@@ -160,34 +160,49 @@ async def get(session: AsyncSession, recordset_id: str) -> RecordSet | None:
 
 
 def _hot_reads():  # noqa: ANN202 - prebuilt statements
-    """The statements of ``GET /v2/zones/{zone_id}/recordsets/{id}``, built once.
+    """The statements of ``GET /v2/zones/{zone_id}/recordsets/{id}`` and of the first page of
+    ``GET /v2/zones/{zone_id}/recordsets``, built once, by who asks: any project (all
+    tenants), a project, no project ("tenant_id IS NULL", which a bound value cannot say).
 
-    The read clients poll for a recordset's status (Terraform, ExternalDNS, the CLI's
-    ``--wait``). Three ORM reads in a session (the recordset, its zone, its records) each
-    crossed to SQLite's thread and made this GET a fifth as fast as a zone's, so they are two
-    point reads (``Database.point_reads``): the recordset with its zone's columns and whether
-    the caller may see the zone, then the records. The zone's visibility is a column, not a
-    condition, because an unknown recordset and an invisible zone answer differently.
+    These are the reads clients poll: a recordset's status (Terraform, ExternalDNS, the CLI's
+    ``--wait``) and a zone's recordsets (ExternalDNS, at every sync). As ORM reads in a
+    session (the zone, the recordsets, their records, the count) each crossed to SQLite's
+    thread, and the single GET served a fifth of a zone GET's rate. As point reads
+    (``Database.point_reads``) they run on the loop's thread on SQLite and on asyncpg directly
+    on PostgreSQL. The zone's visibility is a column, not a condition: an unknown recordset
+    and an invisible zone answer differently.
     """
     rs, r, z, s = RecordSet.__table__, Record.__table__, Zone.__table__, SharedZone.__table__
-
-    def with_zone(visible):  # noqa: ANN001, ANN202 - a boolean column expression
-        return (select(*rows.table_columns(RecordSet), *rows.table_columns(Zone),
-                       and_(z.c.deleted == LIVE, visible).label("visible"))
-                .join(z, z.c.id == rs.c.zone_id)
-                .where(rs.c.id == bindparam("recordset_id"), rs.c.zone_id == bindparam("zone_id")))
 
     def visible_to(project):  # noqa: ANN001, ANN202 - a bound value or None
         return or_(z.c.tenant_id == project, z.c.id.in_(
             select(s.c.zone_id).where(s.c.target_project_id == project)))
 
+    visibility = {"any": true(), "project": visible_to(bindparam("project_id")),
+                  "none": visible_to(None)}
+    one = {who: select(*rows.table_columns(RecordSet), *rows.table_columns(Zone),
+                       and_(z.c.deleted == LIVE, visible).label("visible"))
+           .join(z, z.c.id == rs.c.zone_id)
+           .where(rs.c.id == bindparam("recordset_id"), rs.c.zone_id == bindparam("zone_id"))
+           for who, visible in visibility.items()}
+    zone = {who: select(*rows.table_columns(Zone)).where(
+        z.c.id == bindparam("zone_id"), z.c.deleted == LIVE, visible)
+        for who, visible in visibility.items()}
     records = select(*rows.table_columns(Record)).where(r.c.recordset_id == bindparam("recordset_id"))
-    return (with_zone(true()), with_zone(visible_to(bindparam("project_id"))),
-            with_zone(visible_to(None)), records)
+    return one, zone, records
 
 
-_GET_ANY, _GET_VISIBLE, _GET_NO_PROJECT, _RECORDS_OF_ONE = _hot_reads()
+_GET_ONE, _ZONE_VISIBLE, _RECORDS_OF_ONE = _hot_reads()
 _RECORDSET_COLUMNS = len(rows.table_columns(RecordSet))
+
+
+def _asked_by(project_id: str | None, all_tenants: bool) -> tuple[str, dict[str, str]]:
+    """Which of ``_hot_reads``' statements fits the caller, with its project parameter."""
+    if all_tenants:
+        return "any", {}
+    if project_id is not None:
+        return "project", {"project_id": project_id}
+    return "none", {}
 
 
 @dataclass(frozen=True)
@@ -204,21 +219,73 @@ async def get_visible(db: Database, zone_id: str, recordset_id: str, *,
                       project_id: str | None, all_tenants: bool) -> RecordSetRead:
     """A recordset of a zone with its records and the zone, as the zone GET sees zones
     (``zones.get_visible``): own, shared with the project, or any with all_tenants."""
-    params = {"recordset_id": recordset_id, "zone_id": zone_id}
-    if all_tenants:
-        statement = _GET_ANY
-    elif project_id is not None:
-        statement, params = _GET_VISIBLE, {**params, "project_id": project_id}
-    else:
-        statement = _GET_NO_PROJECT
-    found, records = await db.point_reads([(statement, params),
-                                           (_RECORDS_OF_ONE, {"recordset_id": recordset_id})])
+    who, params = _asked_by(project_id, all_tenants)
+    found, records = await db.point_reads([
+        (_GET_ONE[who], {**params, "recordset_id": recordset_id, "zone_id": zone_id}),
+        (_RECORDS_OF_ONE, {"recordset_id": recordset_id})])
     if not found:
         return RecordSetRead(None, [], None)
     row = found[0]
     zone = rows.frozen(Zone, row[_RECORDSET_COLUMNS:]) if row[-1] else None
     return RecordSetRead(rows.frozen(RecordSet, row), [rows.frozen(Record, each) for each in records],
                          zone)
+
+
+# (sort direction) -> (page, its records, count) statements of one zone's first page
+_ZONE_PAGES: dict[str, tuple[Select, Select, Select]] = {}
+
+
+def _zone_page_statements(page: Page) -> tuple[Select, Select, Select]:
+    """One zone's recordsets in the default order (created_at, id), limited; the records of
+    those recordsets; the zone's count. The same rows as ``find``'s general path, built once
+    per direction with the zone and the limit as bound values."""
+    known = _ZONE_PAGES.get(page.sort_dir)
+    if known is None:
+        rs, r = RecordSet.__table__, Record.__table__
+        listed = ordered(select(*rows.table_columns(RecordSet)).where(
+            rs.c.zone_id == bindparam("zone_id")), RecordSet, page).limit(bindparam("limit"))
+        # a derived table, not IN (...): MariaDB takes no LIMIT inside an IN subquery
+        ids = listed.with_only_columns(rs.c.id).subquery()
+        records = select(*rows.table_columns(Record)).join(ids, r.c.recordset_id == ids.c.id)
+        count = select(func.count()).select_from(rs).where(rs.c.zone_id == bindparam("zone_id"))
+        known = _ZONE_PAGES[page.sort_dir] = (listed, records, count)
+    return known
+
+
+@dataclass(frozen=True)
+class ZonePage:
+    """What ``zone_page`` read: the zone (None when the caller may not see it), the page's
+    recordsets in order, their records by recordset id, the zone's count (None if not asked)."""
+
+    zone: Zone | None
+    recordsets: list[RecordSet]
+    records: dict[str, list[Record]]
+    total: int | None
+
+
+async def zone_page(db: Database, zone_id: str, page: Page, *, project_id: str | None,
+                    all_tenants: bool, count: bool) -> ZonePage | None:
+    """``find`` of one zone's first page without filters, in the default order, as one batch of
+    point reads (``_hot_reads`` says why); None for any other page (``find`` reads it)."""
+    if page.criteria or page.marker is not None or page.limit is None or \
+            page.sort_key not in (None, "created_at") or page.sort_dir not in ("asc", "desc"):
+        return None
+    listed, records_of_page, counted = _zone_page_statements(page)
+    who, params = _asked_by(project_id, all_tenants)
+    paged = {"zone_id": zone_id, "limit": page.limit}
+    reads = [(_ZONE_VISIBLE[who], {**params, "zone_id": zone_id}), (listed, paged),
+             (records_of_page, paged)]
+    if count:
+        reads.append((counted, {"zone_id": zone_id}))
+    found = await db.point_reads(reads)
+    if not found[0]:
+        return ZonePage(None, [], {}, None)
+    records: dict[str, list[Record]] = defaultdict(list)
+    for row in found[2]:
+        record = rows.frozen(Record, row)
+        records[record.recordset_id].append(record)
+    return ZonePage(rows.frozen(Zone, found[0][0]), [rows.frozen(RecordSet, row) for row in found[1]],
+                    records, found[3][0][0] if count else None)
 
 
 async def find_one(session: AsyncSession, zone_id: str, name: str, rtype: str) -> RecordSet | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from conftest import project
@@ -170,3 +172,36 @@ async def test_svcb_records_of_dns_names_follow_the_doh_rule(client, zone_id):
     refused(await post(client, zone_id, type="SVCB", records=[h2]), h2)
     https = await post(client, zone_id, name="_dns.h.rs.example.", type="HTTPS", records=[h2])
     assert https.status_code == 202
+
+
+def marker(listing: dict) -> list[str] | None:
+    """The marker of a listing's next link (None on the last page)."""
+    link = listing["links"].get("next")
+    return None if link is None else parse_qs(urlsplit(link).query)["marker"]
+
+
+async def test_first_page_of_a_zone_matches_the_general_listing(client, zone_id):
+    """A zone's first page without filters is read as point reads (``recordsets.zone_page``);
+    a filter that matches everything takes the general path. Both give the same page (order,
+    records, links) and count, both directions, with and without counts, and the same 404."""
+    for index in range(7):
+        response = await post(client, zone_id, name=f"p{index}.rs.example.", type="A",
+                              records=[f"192.0.2.{index + 1}", f"198.51.100.{index + 1}"],
+                              ttl=300 + index)
+        assert response.status_code == 202, response.text
+    url = f"/v2/zones/{zone_id}/recordsets"
+    for query in ("limit=4", "limit=4&sort_dir=desc", "limit=20&sort_key=created_at", ""):
+        for headers in (A, {**A, "OpenStack-DNS-Hide-Counts": "true"}):
+            fast = await client.get(f"{url}?{query}", headers=headers)
+            general = await client.get(f"{url}?{query}&name=*", headers=headers)
+            assert fast.status_code == general.status_code == 200, (fast.text, general.text)
+            fast_body, general_body = fast.json(), general.json()
+            assert fast_body["recordsets"] == general_body["recordsets"], query
+            assert fast_body["metadata"] == general_body["metadata"], query
+            assert marker(fast_body) == marker(general_body), query
+    listed = (await client.get(f"{url}?limit=4", headers=A)).json()
+    assert [r["name"] for r in listed["recordsets"]][:1] == ["rs.example."]
+    assert listed["metadata"]["total_count"] == 9  # 7 + SOA + NS
+    assert all(len(r["records"]) == 2 for r in listed["recordsets"] if r["type"] == "A")
+    assert_error(await client.get(url, headers=project("proj-other")), 404, "zone_not_found",
+                 "Could not find Zone")
