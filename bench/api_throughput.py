@@ -8,7 +8,8 @@ noauth) and, with ``--ref``, the real Designate 23.0.0 (/work/shared/ref, on mov
   and ``GET /v2/zones/{id}/recordsets/{id}``, ``--clients`` keep-alive clients for
   ``--seconds`` (wrk when installed, else httpx);
 * sequential recordset POSTs (``--rs-posts``, each after the previous answered), then how long
-  until the zone is ACTIVE again;
+  until the zone is ACTIVE again; then ``GET /v2/zones/{id}/recordsets`` of that zone (the
+  first page, as ExternalDNS reads it) as the GETs above;
 * concurrent writes: ``--clients`` clients, each POSTing recordsets into its own zone for
   ``--seconds``; then how long until every recordset is ACTIVE;
 * the same writes by wrk (a C client, when installed), ``--wrk-posts`` each: one connection
@@ -282,6 +283,13 @@ async def measure(target: Target, args: argparse.Namespace, profiler: Profiler |
         res["sequential_posts"] = await sequential(api, zones[0][0], zones[0][1], args.rs_posts)
         prof.stop()
         print(f"  {target.label} sequential: {res['sequential_posts']['per_s']} /s", flush=True)
+        # the zone now holds --rs-posts recordsets: its first page, as ExternalDNS reads it
+        prof.start("list_recordsets")
+        res["list_recordsets"] = await get_load(api, f"/v2/zones/{zones[0][0]}/recordsets",
+                                                args.clients, args.seconds, args.load_tool)
+        prof.stop()
+        print(f"  {target.label} list_recordsets: {res['list_recordsets']['req_per_s']} req/s",
+              flush=True)
         prof.start("concurrent_writes")
         res["concurrent_writes"] = await concurrent_writes(api, zones, args.write_seconds)
         prof.stop()
@@ -333,6 +341,7 @@ def ratio_rows(ours: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, Any
     for label, keys, higher in (("GET /v2/zones/{id} req/s", ("get_zone", "req_per_s"), True),
                                 ("GET /v2/zones req/s", ("list_zones", "req_per_s"), True),
                                 ("GET one recordset req/s", ("get_recordset", "req_per_s"), True),
+                                ("GET a zone's recordsets req/s", ("list_recordsets", "req_per_s"), True),
                                 ("sequential recordset POSTs /s", ("sequential_posts", "per_s"), True),
                                 ("10 clients x 10 zones POSTs /s", ("concurrent_writes", "per_s"), True),
                                 ("sequential POSTs /s, wrk", ("sequential_wrk", "req_per_s"), True),
