@@ -311,6 +311,7 @@ async def find_recordsets(svc: Services, ctx: RequestContext, zone_id: str | Non
 
 
 def _check_find_in_zone(svc: Services, ctx: RequestContext, zone: Zone) -> None:
+    """The policy of listing one zone's recordsets, for both ways of reading the page."""
     target = recordset_target(zone, ctx)
     if zone.tenant_id != ctx.project_id:
         target["project_id"] = ctx.project_id  # shared with the caller's project
