@@ -58,6 +58,13 @@ def capped_at(rows: Select, limit: int) -> Select:
     return rows.limit(max(limit + 1, 0))
 
 
+async def count_capped(session: AsyncSession, rows: Select, limit: int) -> int:
+    """How many ``rows``, read at most one past the quota ``limit`` they are checked against
+    and none when it is negative (unlimited): ``capped_at``."""
+    counted = select(func.count()).select_from(capped_at(rows, limit).subquery())
+    return (await session.execute(counted)).scalar_one()
+
+
 # Prebuilt: every zone and recordset create reads it (see storage/recordsets.py, _write_path).
 _FOR_PROJECT = select(Quota.__table__.c.resource, Quota.__table__.c.hard_limit).where(
     Quota.__table__.c.tenant_id == bindparam("project_id"))

@@ -7,13 +7,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Select, and_, bindparam, delete, func, literal, or_, select, true, union_all
+from sqlalchemy import Select, and_, bindparam, delete, func, literal, select, true, union_all
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import quotas, rows
+from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import BOUNDED, Database
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, ordered, paginate_union
@@ -172,14 +173,9 @@ def _hot_reads():  # noqa: ANN202 - prebuilt statements
     on PostgreSQL. The zone's visibility is a column, not a condition: an unknown recordset
     and an invisible zone answer differently.
     """
-    rs, r, z, s = RecordSet.__table__, Record.__table__, Zone.__table__, SharedZone.__table__
-
-    def visible_to(project):  # noqa: ANN001, ANN202 - a bound value or None
-        return or_(z.c.tenant_id == project, z.c.id.in_(
-            select(s.c.zone_id).where(s.c.target_project_id == project)))
-
-    visibility = {"any": true(), "project": visible_to(bindparam("project_id")),
-                  "none": visible_to(None)}
+    rs, r, z = RecordSet.__table__, Record.__table__, Zone.__table__
+    visibility = {"any": true(), "project": zone_store.visible_to(bindparam("project_id")),
+                  "none": zone_store.visible_to(None)}
     one = {who: select(*rows.table_columns(RecordSet), *rows.table_columns(Zone),
                        and_(z.c.deleted == LIVE, visible).label("visible"))
            .join(z, z.c.id == rs.c.zone_id)
@@ -304,25 +300,19 @@ async def names_in_zone(session: AsyncSession, zone_id: str, name: str) -> list[
 
 async def count_in_zone(session: AsyncSession, zone_id: str, limit: int) -> int:
     """The zone's recordsets, as far as a check against the quota ``limit`` can tell
-    (``zone_recordsets``, ``api_export_size``; ``_count``)."""
-    return await _count(session, select(literal(1)).select_from(RecordSet)
+    (``zone_recordsets``, ``api_export_size``; ``quotas.count_capped``)."""
+    return await quotas.count_capped(session, select(literal(1)).select_from(RecordSet)
                         .where(RecordSet.zone_id == zone_id), limit)
 
 
 async def count_unmanaged_records(session: AsyncSession, zone_id: str, exclude_recordset: str,
                                   limit: int) -> int:
     """The records the tenant created in the zone outside ``exclude_recordset``, as far as a
-    check against the quota ``limit`` (``zone_records``) can tell (``_count``)."""
+    check against the quota ``limit`` (``zone_records``) can tell (``quotas.count_capped``)."""
     query = select(literal(1)).select_from(Record).where(Record.zone_id == zone_id,
                                                         Record.managed.is_(False))
-    return await _count(session, query.where(Record.recordset_id != exclude_recordset), limit)
-
-
-async def _count(session: AsyncSession, rows: Select, limit: int) -> int:
-    """How many ``rows``, read at most one past the quota ``limit`` they are checked against
-    and none when it is negative (unlimited): ``quotas.capped_at``."""
-    counted = select(func.count()).select_from(quotas.capped_at(rows, limit).subquery())
-    return (await session.execute(counted)).scalar_one()
+    return await quotas.count_capped(session, query.where(Record.recordset_id != exclude_recordset),
+                                     limit)
 
 
 async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,

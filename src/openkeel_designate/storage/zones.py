@@ -60,6 +60,15 @@ def _zone_row(row) -> ZoneRow:  # noqa: ANN001 - a row of ``_zone_columns`` (mor
             [(host, int(port)) for host, port in json_pairs.pairs(masters)])
 
 
+def visible_to(project):  # noqa: ANN001, ANN201 - a bound value or None; a condition
+    """The condition "the zone (table ``zones``) is the project's own or shared with it", for
+    prebuilt statements: ``project`` is a bound parameter, or None for a caller without a
+    project ("tenant_id IS NULL", which a bound value cannot say)."""
+    z, s = Zone.__table__, SharedZone.__table__
+    return or_(z.c.tenant_id == project, z.c.id.in_(
+        select(s.c.zone_id).where(s.c.target_project_id == project)))
+
+
 def _hot_reads():  # noqa: ANN202 - three prebuilt statements
     """The statements of ``GET /v2/zones/{id}``, built once: per request only the values change.
 
@@ -67,14 +76,10 @@ def _hot_reads():  # noqa: ANN202 - three prebuilt statements
     construction and ORM loading, which cost more than the queries on a warm database. The
     project unknown ("tenant_id IS NULL", which a bound value cannot say) has one of its own.
     """
-    z, s = Zone.__table__, SharedZone.__table__
+    z = Zone.__table__
     base = select(*_zone_columns(z.c)).where(z.c.id == bindparam("zone_id"), z.c.deleted == LIVE)
-
-    def visible_to(project):  # noqa: ANN001, ANN202 - a bound value or None
-        return base.where(or_(z.c.tenant_id == project, z.c.id.in_(
-            select(s.c.zone_id).where(s.c.target_project_id == project))))
-
-    return base, visible_to(bindparam("project_id")), visible_to(None)
+    return (base, base.where(visible_to(bindparam("project_id"))),
+            base.where(visible_to(None)))
 
 
 _GET_ANY, _GET_VISIBLE, _GET_NO_PROJECT = _hot_reads()
@@ -119,11 +124,10 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
     stream"), and the create changes nothing else of the zone, so the row is read as a frozen
     copy and written by one UPDATE that does its own arithmetic.
     """
-    z, s = Zone.__table__, SharedZone.__table__
+    z = Zone.__table__
     any_zone = select(*rows.table_columns(Zone)).where(z.c.id == bindparam("zone_id"),
                                                        z.c.deleted == LIVE)
-    visible = any_zone.where(or_(z.c.tenant_id == bindparam("project_id"), z.c.id.in_(
-        select(s.c.zone_id).where(s.c.target_project_id == bindparam("project_id")))))
+    visible = any_zone.where(visible_to(bindparam("project_id")))
     now = bindparam("now", type_=z.c.updated_at.type)
     pending = update(z).where(z.c.id == bindparam("zone_id")).values(
         action=bindparam("action"), status="PENDING", change_seq=z.c.change_seq + 1,
@@ -287,8 +291,7 @@ async def count_for_project(session: AsyncSession, project_id: str, limit: int) 
     (``quotas.capped_at``)."""
     zones = select(literal(1)).select_from(Zone).where(Zone.tenant_id == project_id,
                                                       Zone.deleted == LIVE)
-    counted = select(func.count()).select_from(quotas.capped_at(zones, limit).subquery())
-    return (await session.execute(counted)).scalar_one()
+    return await quotas.count_capped(session, zones, limit)
 
 
 def like_escaped(text: str) -> str:
