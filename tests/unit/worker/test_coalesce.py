@@ -16,12 +16,13 @@ def worker() -> Worker:
     return Worker(config.load([]), db=None)  # type: ignore[arg-type]  # the window reads no table
 
 
-def claimed(worker: Worker, *seconds_ago: float, zones: int = 1, changed: int = 0) -> None:
+def claimed(worker: Worker, *seconds_ago: float, zones: int = 1, changed: int | None = None
+            ) -> None:
     """Claims made that long ago, each of ``zones`` zones, ``changed`` of them with changes
-    (the rest new zones)."""
+    (the rest new zones; all of them with changes unless told)."""
     now = time.monotonic()
     for ago in seconds_ago:
-        worker._last_claims.append((now - ago, zones, changed))
+        worker._last_claims.append((now - ago, zones, zones if changed is None else changed))
 
 
 def test_an_idle_worker_claims_at_once(worker: Worker) -> None:
@@ -40,8 +41,8 @@ def test_a_stream_of_claims_holds_the_next_for_the_rest_of_the_window(worker: Wo
 
 
 def test_a_claim_of_many_zones_holds_the_next_for_the_rest_of_the_window(worker: Worker) -> None:
-    """Ten clients writing ten zones: one claim took them all, a second would push them twice."""
-    claimed(worker, 0.01, zones=service.STREAM_ZONES)
+    """One claim took many zones, one with changes: a second would push it twice."""
+    claimed(worker, 0.01, zones=service.STREAM_ZONES, changed=1)
     assert service.COALESCE_SECONDS - 0.02 < worker._window_left() <= service.COALESCE_SECONDS
 
 
@@ -56,10 +57,21 @@ def test_many_changed_zones_hold_the_next_claim_for_the_longer_window(worker: Wo
     assert 0 < worker._window_left() < service.BUSY_COALESCE_SECONDS - service.COALESCE_SECONDS
 
 
-def test_many_new_zones_keep_the_short_window(worker: Worker) -> None:
-    """A burst of creates, or a few zones with changes among them: the usual window."""
+def test_a_few_changed_zones_among_new_ones_keep_the_usual_window(worker: Worker) -> None:
     claimed(worker, 0.01, zones=2 * service.STREAM_ZONES, changed=service.STREAM_ZONES - 1)
     assert service.COALESCE_SECONDS - 0.02 < worker._window_left() <= service.COALESCE_SECONDS
+
+
+def test_a_burst_of_new_zones_is_claimed_in_the_shortest_window(worker: Worker) -> None:
+    """Each new zone is pushed once whatever the window: waiting gathers nothing for it."""
+    assert service.NEW_ZONES_COALESCE_SECONDS < service.COALESCE_SECONDS
+    claimed(worker, 0.01, zones=2 * service.STREAM_ZONES, changed=0)
+    assert (service.NEW_ZONES_COALESCE_SECONDS - 0.02 < worker._window_left()
+            <= service.NEW_ZONES_COALESCE_SECONDS)
+    worker._last_claims.clear()
+    claimed(worker, service.NEW_ZONES_COALESCE_SECONDS + 0.01, zones=2 * service.STREAM_ZONES,
+            changed=0)  # past the new zones' window, within the usual one
+    assert worker._window_left() <= 0
 
 
 def test_a_claim_of_a_few_zones_leaves_the_second_claim(worker: Worker) -> None:
