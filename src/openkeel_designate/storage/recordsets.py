@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Select, and_, bindparam, delete, func, literal, select, true, union_all
+from sqlalchemy import Select, and_, bindparam, delete, func, literal, select, union_all
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -174,31 +174,17 @@ def _hot_reads():  # noqa: ANN202 - prebuilt statements
     and an invisible zone answer differently.
     """
     rs, r, z = RecordSet.__table__, Record.__table__, Zone.__table__
-    visibility = {"any": true(), "project": zone_store.visible_to(bindparam("project_id")),
-                  "none": zone_store.visible_to(None)}
-    one = {who: select(*rows.table_columns(RecordSet), *rows.table_columns(Zone),
-                       and_(z.c.deleted == LIVE, visible).label("visible"))
-           .join(z, z.c.id == rs.c.zone_id)
-           .where(rs.c.id == bindparam("recordset_id"), rs.c.zone_id == bindparam("zone_id"))
-           for who, visible in visibility.items()}
-    zone = {who: select(*rows.table_columns(Zone)).where(
-        z.c.id == bindparam("zone_id"), z.c.deleted == LIVE, visible)
-        for who, visible in visibility.items()}
+    one = zone_store.by_asker(lambda visible: select(
+        *rows.table_columns(RecordSet), *rows.table_columns(Zone),
+        and_(z.c.deleted == LIVE, visible).label("visible"))
+        .join(z, z.c.id == rs.c.zone_id)
+        .where(rs.c.id == bindparam("recordset_id"), rs.c.zone_id == bindparam("zone_id")))
     records = select(*rows.table_columns(Record)).where(r.c.recordset_id == bindparam("recordset_id"))
-    return one, zone, records
+    return one, records
 
 
-_GET_ONE, _ZONE_VISIBLE, _RECORDS_OF_ONE = _hot_reads()
+_GET_ONE, _RECORDS_OF_ONE = _hot_reads()
 _RECORDSET_COLUMNS = len(rows.table_columns(RecordSet))
-
-
-def _asked_by(project_id: str | None, all_tenants: bool) -> tuple[str, dict[str, str]]:
-    """Which of ``_hot_reads``' statements fits the caller, with its project parameter."""
-    if all_tenants:
-        return "any", {}
-    if project_id is not None:
-        return "project", {"project_id": project_id}
-    return "none", {}
 
 
 @dataclass(frozen=True)
@@ -215,7 +201,7 @@ async def get_visible(db: Database, zone_id: str, recordset_id: str, *,
                       project_id: str | None, all_tenants: bool) -> RecordSetRead:
     """A recordset of a zone with its records and the zone, as the zone GET sees zones
     (``zones.get_visible``): own, shared with the project, or any with all_tenants."""
-    who, params = _asked_by(project_id, all_tenants)
+    who, params = zone_store.asker(project_id, all_tenants)
     found, records = await db.point_reads([
         (_GET_ONE[who], {**params, "recordset_id": recordset_id, "zone_id": zone_id}),
         (_RECORDS_OF_ONE, {"recordset_id": recordset_id})])
@@ -267,9 +253,9 @@ async def zone_page(db: Database, zone_id: str, page: Page, *, project_id: str |
             page.sort_key not in (None, "created_at") or page.sort_dir not in ("asc", "desc"):
         return None
     listed, records_of_page, counted = _zone_page_statements(page)
-    who, params = _asked_by(project_id, all_tenants)
+    who, params = zone_store.asker(project_id, all_tenants)
     paged = {"zone_id": zone_id, "limit": page.limit}
-    reads = [(_ZONE_VISIBLE[who], {**params, "zone_id": zone_id}), (listed, paged),
+    reads = [(zone_store.VISIBLE_ROW[who], {**params, "zone_id": zone_id}), (listed, paged),
              (records_of_page, paged)]
     if count:
         reads.append((counted, {"zone_id": zone_id}))

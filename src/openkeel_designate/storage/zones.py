@@ -6,7 +6,8 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 
-from sqlalchemy import String, bindparam, cast, delete, exists, func, literal, or_, select, union_all, update
+from sqlalchemy import (ColumnElement, Select, String, bindparam, cast, delete, exists, func, literal,
+                        or_, select, true, union_all, update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
@@ -69,32 +70,46 @@ def visible_to(project):  # noqa: ANN001, ANN201 - a bound value or None; a cond
         select(s.c.zone_id).where(s.c.target_project_id == project)))
 
 
-def _hot_reads():  # noqa: ANN202 - three prebuilt statements
-    """The statements of ``GET /v2/zones/{id}``, built once: per request only the values change.
+def by_asker(statement: Callable[[ColumnElement], Select]) -> dict[str, Select]:
+    """``statement``, given the condition on the zone, built once for each kind of caller:
+    ``"any"`` (all tenants), ``"project"`` (own or shared, a bound ``project_id``) and
+    ``"none"`` (no project: "tenant_id IS NULL", which a bound value cannot say)."""
+    return {"any": statement(true()), "project": statement(visible_to(bindparam("project_id"))),
+            "none": statement(visible_to(None))}
+
+
+def asker(project_id: str | None, all_tenants: bool) -> tuple[str, dict[str, str]]:
+    """Which of ``by_asker``'s statements fits the caller, with its project parameter."""
+    if all_tenants:
+        return "any", {}
+    if project_id is not None:
+        return "project", {"project_id": project_id}
+    return "none", {}
+
+
+def _hot_reads():  # noqa: ANN202 - prebuilt statements
+    """The statements of ``GET /v2/zones/{id}``, and the zone row as another read's visible
+    zone, built once per kind of caller (``by_asker``): per request only the values change.
 
     Built from the tables (not the mapped classes), they skip SQLAlchemy's per-call statement
-    construction and ORM loading, which cost more than the queries on a warm database. The
-    project unknown ("tenant_id IS NULL", which a bound value cannot say) has one of its own.
+    construction and ORM loading, which cost more than the queries on a warm database.
     """
     z = Zone.__table__
-    base = select(*_zone_columns(z.c)).where(z.c.id == bindparam("zone_id"), z.c.deleted == LIVE)
-    return (base, base.where(visible_to(bindparam("project_id"))),
-            base.where(visible_to(None)))
+    live = (z.c.id == bindparam("zone_id"), z.c.deleted == LIVE)
+    return (by_asker(lambda visible: select(*_zone_columns(z.c)).where(*live, visible)),
+            by_asker(lambda visible: select(*rows.table_columns(Zone)).where(*live, visible)))
 
 
-_GET_ANY, _GET_VISIBLE, _GET_NO_PROJECT = _hot_reads()
+# ``GET /v2/zones/{id}``; the zone's own columns alone (a frozen copy), if the caller may see it
+_GET, VISIBLE_ROW = _hot_reads()
 
 
 async def get_visible(db: Database, zone_id: str, *, project_id: str | None, all_tenants: bool
                       ) -> ZoneRow | None:
     """(frozen copy of the zone, whether it has shares, its attributes, its masters), if the
     caller may see it: ``GET /v2/zones/{id}``, as one point read (``Database.point_reads``)."""
-    if all_tenants:
-        query = (_GET_ANY, {"zone_id": zone_id})
-    elif project_id is not None:
-        query = (_GET_VISIBLE, {"zone_id": zone_id, "project_id": project_id})
-    else:
-        query = (_GET_NO_PROJECT, {"zone_id": zone_id})
+    who, params = asker(project_id, all_tenants)
+    query = (_GET[who], {"zone_id": zone_id, **params})
     [found] = await db.point_reads([query])
     return _zone_row(found[0]) if found else None
 
@@ -125,15 +140,13 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
     copy and written by one UPDATE that does its own arithmetic.
     """
     z = Zone.__table__
-    any_zone = select(*rows.table_columns(Zone)).where(z.c.id == bindparam("zone_id"),
-                                                       z.c.deleted == LIVE)
-    visible = any_zone.where(visible_to(bindparam("project_id")))
     now = bindparam("now", type_=z.c.updated_at.type)
     pending = update(z).where(z.c.id == bindparam("zone_id")).values(
         action=bindparam("action"), status="PENDING", change_seq=z.c.change_seq + 1,
         version=z.c.version + 1, next_attempt_at=None, error_reason=None,
         pending_since=func.coalesce(z.c.pending_since, now), updated_at=now)
-    return ({True: any_zone.with_for_update(), False: visible.with_for_update()},
+    return ({True: VISIBLE_ROW["any"].with_for_update(),
+             False: VISIBLE_ROW["project"].with_for_update()},
             {False: bounded(pending), True: bounded(pending.values(increment_serial=True))})
 
 

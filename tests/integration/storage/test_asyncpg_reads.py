@@ -40,9 +40,9 @@ async def test_rows_are_those_sqlalchemy_returns(url: str) -> None:
             await session.flush()
             zones.add_attributes(session, "z-1", {"k": "v"})
         params = {"zone_id": "z-1", "project_id": "p"}
-        [raw] = await db.point_reads([(zones._GET_VISIBLE, params)])
+        [raw] = await db.point_reads([(zones._GET["project"], params)])
         async with db.read() as session:
-            expected = list(await session.execute(zones._GET_VISIBLE, params))
+            expected = list(await session.execute(zones._GET["project"], params))
         assert [tuple(row) for row in raw] == [tuple(row) for row in expected] and len(raw) == 1
         assert zones._zone_row(raw[0])[2] == {"k": "v"}
     finally:
