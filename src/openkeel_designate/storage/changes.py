@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage.models import ChangeBatch, Zone, ZoneChange
 from openkeel_designate.storage import zonehistory
-from openkeel_designate.storage.database import bounded
+from openkeel_designate.storage.database import bounded, execute
 
 KEEP = 100
 BATCH, SERIAL = "BATCH", "SERIAL"
@@ -70,7 +70,7 @@ def unstamped(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
 async def stamp_serial(session: AsyncSession, zone_id: str, serial: int) -> None:
     """At a claim: the batches not yet given a serial are first served by ``serial``.
     (Prebuilt and run as Core: it is on every claim's path, ``workqueue._write_statements``.)"""
-    await (await session.connection()).execute(_STAMP, {"b_zone_id": zone_id, "b_serial": serial})
+    await execute(session, _STAMP, {"b_zone_id": zone_id, "b_serial": serial})
 
 
 async def get(session: AsyncSession, batch_id: str) -> ChangeBatch | None:

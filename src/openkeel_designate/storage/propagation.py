@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage import zonehistory
-from openkeel_designate.storage.database import bounded
+from openkeel_designate.storage.database import bounded, execute, execute_count
 from openkeel_designate.storage.models import (
     PoolNameserver,
     Timestamp,
@@ -26,7 +26,6 @@ from openkeel_designate.storage.models import (
 
 NAMESERVER = "nameserver"
 TARGET = "target"
-UNSERVED = ("PENDING", "ERROR")
 
 
 @dataclass(frozen=True)
@@ -89,14 +88,13 @@ async def record(session: AsyncSession, zone_id: str, seen: list[Seen],
     removed from it go.
     """
     now = utcnow()
-    connection = await session.connection()
     for item in seen:
         params = {"b_zone_id": zone_id, "b_kind": item.kind, "b_host": item.host,
                   "b_port": item.port, "b_status": item.status, "b_serial": item.serial,
                   "b_now": now, "b_error": item.error or None,
                   "b_target_type": item.target_type or None}
-        if (await connection.execute(_OVERWRITE, params)).rowcount == 0:
-            await connection.execute(_ADD, params)
+        if await execute_count(session, _OVERWRITE, params) == 0:
+            await execute(session, _ADD, params)
     if prune_nameservers:
         keep = {(i.host, i.port) for i in seen if i.kind == NAMESERVER}
         for row in await for_zone(session, zone_id):
@@ -133,8 +131,8 @@ async def backlog(session: AsyncSession) -> Backlog:
         .group_by(Zone.status))).all())
     oldest = (await session.execute(
         select(func.min(Zone.pending_since)).where(
-            Zone.deleted == zone_store.LIVE, Zone.status.in_(UNSERVED)))).scalar_one_or_none()
-    pending = sum(counts.get(s, 0) for s in UNSERVED)
+            Zone.deleted == zone_store.LIVE, Zone.status.in_(zone_store.UNSERVED)))).scalar_one_or_none()
+    pending = sum(counts.get(s, 0) for s in zone_store.UNSERVED)
     return Backlog(by_status=counts, pending=pending, oldest_pending_since=oldest)
 
 

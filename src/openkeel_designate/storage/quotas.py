@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from sqlalchemy import Select, bindparam, case, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
 from openkeel_designate.storage.models import Quota
 
@@ -47,10 +47,11 @@ def capped(resource: str, rows: Select) -> Select:
     return rows.limit(case((limit < 0, 0), else_=limit + 1))
 
 
-def form_for(forms: dict[bool, S], connection: AsyncConnection) -> S:
-    """Of a read built with counts ``capped`` (True) and whole (False), the one this
-    connection's database takes."""
-    return forms[connection.dialect.name in _CAPPED_DIALECTS]
+def form_for(forms: dict[bool, S], bind: AsyncConnection | AsyncEngine | None) -> S:
+    """Of a read built with counts ``capped`` (True) and whole (False), the one the database
+    of this connection or engine (``session.bind``) takes."""
+    assert bind is not None
+    return forms[bind.dialect.name in _CAPPED_DIALECTS]
 
 
 def capped_at(rows: Select, limit: int) -> Select:

@@ -15,7 +15,7 @@ from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import quotas, rows
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import BOUNDED, Database
+from openkeel_designate.storage.database import BOUNDED, Database, execute, execute_many
 from openkeel_designate.storage.keys import record_hash
 from openkeel_designate.storage.filters import apply_criteria, criterion, ordered, paginate_union
 from openkeel_designate.storage.models import Quota, Record, RecordSet, SharedZone, Zone, new_id, utcnow
@@ -116,11 +116,10 @@ class PlacementFacts:
 
 async def placement_facts(session: AsyncSession, zone_id: str, name: str,
                           owner: str | None, caps: quotas.Caps) -> PlacementFacts:
-    connection = await session.connection()
     facts = PlacementFacts([], [], 0, 0, {})
     counts = {}
-    statement = quotas.form_for(_FACTS, connection)
-    for kind, text, number in await connection.execute(statement, {
+    statement = quotas.form_for(_FACTS, session.bind)
+    for kind, text, number in await execute(session, statement, {
             "zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner,
             **caps.params(owner, "zone_recordsets", "zone_records")}):
         if kind == "child":
@@ -140,13 +139,12 @@ async def insert_rows(session: AsyncSession, recordsets: list[dict], records: li
     Core INSERTs, outside the session's unit of work: central renders their frozen copies
     (``rows.frozen_from``) and never changes them in the same transaction. A clash with a
     racing create raises IntegrityError here, as a flush would."""
-    connection = await session.connection()
     # A POST's few rows are vouched small (``database.bounded``); an import's many are not.
     small = BOUNDED if len(recordsets) + len(records) <= SMALL_INSERT else {}
     if recordsets:
-        await connection.execute(_INSERT_RECORDSET, recordsets, execution_options=small)
+        await execute_many(session, _INSERT_RECORDSET, recordsets, small)
     if records:
-        await connection.execute(_INSERT_RECORD, records, execution_options=small)
+        await execute_many(session, _INSERT_RECORD, records, small)
 
 
 def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from openkeel_designate.storage.asyncpg_reads import driver_connection
+from openkeel_designate.storage.asyncpg_statements import driver_connection
 from openkeel_designate.storage.database import Database
 
 LOG = logging.getLogger(__name__)

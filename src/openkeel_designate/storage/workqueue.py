@@ -37,7 +37,8 @@ from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import BOUNDED, Database, bounded
+from openkeel_designate.storage.database import (BOUNDED, Database, among, bounded, execute,
+                                                 execute_count)
 from openkeel_designate.storage.models import (
     PoolNsRecord,
     Record,
@@ -87,7 +88,7 @@ class ClaimedZone:
 def _claimable(now):
     return and_(
         Zone.deleted == zone_store.LIVE,
-        Zone.status.in_(("PENDING", "ERROR")),
+        among(Zone.status, zone_store.UNSERVED),
         or_(Zone.lease_expires_at.is_(None), Zone.lease_expires_at < now),
         or_(Zone.next_attempt_at.is_(None), Zone.next_attempt_at <= now),
     )
@@ -120,7 +121,7 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     r = Record.__table__
     zone_id = bindparam("b_zone_id")
     unserved = select(r.c.id).where(
-        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR"))).limit(SMALL_CHANGE)
+        r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
     soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(
@@ -163,33 +164,38 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
     Built per call through the ORM session, each cost about a millisecond of CPU in building
     the expression, its cache key and the ORM's evaluation of the WHERE clause against the
     session (which holds no zone here): over a dozen of them made a claim cost more CPU than
-    the API request that caused it (bench/worker_inprocess.py). Same SQL, same effect."""
+    the API request that caused it (bench/worker_inprocess.py). Same SQL, same effect.
+
+    Each sets ``updated_at`` itself (``b_now``) rather than leave it to the column's
+    ``onupdate``, which only SQLAlchemy's execution fills in: on PostgreSQL asyncpg runs them
+    (``database.execute``)."""
     z, r = Zone.__table__, Record.__table__
     zone_id, now = bindparam("b_zone_id"), bindparam("b_now", type_=Timestamp)
     take = update(z).where(z.c.id == zone_id, _claimable(now)).values(
-        lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"))
+        lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"), updated_at=now)
     # A zone made pending by a path that did not say when (e.g. a refresh) is pending from now.
     pending_since = func.coalesce(z.c.pending_since, now)
     new_serial = update(z).where(z.c.id == zone_id).values(
-        serial=bindparam("b_serial"), increment_serial=False, pending_since=pending_since)
+        serial=bindparam("b_serial"), increment_serial=False, pending_since=pending_since,
+        updated_at=now)
     since_now = update(z).where(z.c.id == zone_id, z.c.pending_since.is_(None)).values(
-        pending_since=now)
+        pending_since=now, updated_at=now)
     # The records changed since the last claim. A record without a serial is always PENDING or
     # ERROR (every write of a record resets both together): saying so lets the index on
     # (zone_id, status) find them instead of walking the zone's records.
     stamp_records = update(r).where(
-        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_(None)
-    ).values(serial=bindparam("b_serial"))
+        r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED), r.c.serial.is_(None)
+    ).values(serial=bindparam("b_serial"), updated_at=now)
     served_records = update(r).where(
-        r.c.zone_id == zone_id, r.c.status.in_(("PENDING", "ERROR")), r.c.serial.is_not(None),
-        r.c.serial <= bindparam("b_serial")).values(status="ACTIVE", action="NONE")
+        r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED), r.c.serial.is_not(None),
+        r.c.serial <= bindparam("b_serial")).values(status="ACTIVE", action="NONE", updated_at=now)
     zone_active = update(z).where(z.c.id == zone_id, z.c.change_seq == bindparam("b_seq")).values(
         status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None, attempts=0,
-        next_attempt_at=None, error_reason=None, pending_since=None)
+        next_attempt_at=None, error_reason=None, pending_since=None, updated_at=now)
     # The SOA record follows the new serial (``_rewrite_soa``).
     rs, set_id = RecordSet.__table__, bindparam("b_set_id")
     soa_record = update(r).where(r.c.recordset_id == set_id).values(
-        data=bindparam("b_data"), serial=None, status="PENDING", action="UPDATE")
+        data=bindparam("b_data"), serial=None, status="PENDING", action="UPDATE", updated_at=now)
     soa_set_version = update(rs).where(rs.c.id == set_id).values(
         version=rs.c.version + 1, updated_at=now)
     # All but the records' stamps touch one row by key (``bounded``: on SQLite, no thread
@@ -282,13 +288,12 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seconds: int,
                      prepared: zonehistory.PreparedStep | None = None) -> ClaimedZone | None:
     now = utcnow()
-    connection = await session.connection()
-    taken = await connection.execute(_TAKE, {
+    taken = await execute_count(session, _TAKE, {
         "b_zone_id": zone_id, "b_now": now, "b_owner": owner,
         "b_expires": now + timedelta(seconds=lease_seconds)})
-    if taken.rowcount != 1:
+    if taken != 1:
         return None
-    read = (await connection.execute(_READ_ZONE, {"b_zone_id": zone_id})).one()
+    [read] = await execute(session, _READ_ZONE, {"b_zone_id": zone_id})
     zone = rows.frozen(Zone, read)
     # the SOA record the claim makes PENDING is the one more than those counted
     small = read.unserved < SMALL_CHANGE
@@ -297,8 +302,8 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
         old_serial = zone.serial
         zone = dataclasses.replace(zone, serial=next_serial(zone.serial, int(time.time())),
                                    increment_serial=False, pending_since=pending_since)
-        await connection.execute(_NEW_SERIAL, {"b_zone_id": zone_id, "b_serial": zone.serial,
-                                               "b_now": now})
+        await execute(session, _NEW_SERIAL, {"b_zone_id": zone_id, "b_serial": zone.serial,
+                                             "b_now": now})
         await _rewrite_soa(session, zone, read.soa_set_id, read.mname)
         await _record_history(session, zone.id, old_serial, zone.serial,
                               _unchanged(prepared, zone.change_seq))
@@ -307,14 +312,14 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
     else:
         if zone.pending_since is None:
             zone = dataclasses.replace(zone, pending_since=pending_since)
-            await connection.execute(_PENDING_SINCE_NOW, {"b_zone_id": zone_id, "b_now": now})
+            await execute(session, _PENDING_SINCE_NOW, {"b_zone_id": zone_id, "b_now": now})
         if zone.action == "DELETE":
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
             await _record_base(session, zone.id, zone.serial, read.history_serial,
                                _unchanged(prepared, zone.change_seq))
-    await connection.execute(_STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial},
-                             execution_options=BOUNDED if small else {})
+    await execute(session, _STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial,
+                                            "b_now": now}, BOUNDED if small else {})
     if read.unstamped:
         await change_store.stamp_serial(session, zone.id, zone.serial)
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
@@ -355,9 +360,9 @@ async def _same_soa(session: AsyncSession, zone_id: str,
 
 async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
     """The zone's SOA as ``_served_set`` has it."""
-    result = await (await session.connection()).execute(_SERVED_SOA, {"b_zone_id": zone_id})
+    found = await execute(session, _SERVED_SOA, {"b_zone_id": zone_id})
     return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
-            for r in slices.run(served_records_steps([result.all()], zone_id))}
+            for r in slices.run(served_records_steps([found], zone_id))}
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int, latest: int | None,
@@ -403,10 +408,10 @@ async def _rewrite_soa(session: AsyncSession, zone,  # noqa: ANN001 - a frozen z
     ``soa_set_id`` and ``mname``: as the claim's read of the zone found them."""
     if soa_set_id is None or mname is None:
         return
-    connection = await session.connection()
-    await connection.execute(_SOA_RECORD, {"b_set_id": soa_set_id,
-                                           "b_data": soa_data(zone, mname)})
-    await connection.execute(_SOA_SET_VERSION, {"b_set_id": soa_set_id, "b_now": utcnow()})
+    now = utcnow()
+    await execute(session, _SOA_RECORD, {"b_set_id": soa_set_id, "b_data": soa_data(zone, mname),
+                                         "b_now": now})
+    await execute(session, _SOA_SET_VERSION, {"b_set_id": soa_set_id, "b_now": now})
 
 
 async def complete(db: Database, claimed: ClaimedZone, owner: str, served_serial: int) -> bool:
@@ -433,13 +438,12 @@ async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,
     if claimed.action == "DELETE":
         done = await zone_store.mark_deleted(session, claimed.id, claimed.change_seq)
     else:
-        connection = await session.connection()
-        await connection.execute(_SERVED_RECORDS, {"b_zone_id": claimed.id,
-                                                   "b_serial": served_serial},
-                                 execution_options=BOUNDED if claimed.small else {})
-        result = await connection.execute(_ZONE_ACTIVE, {"b_zone_id": claimed.id,
-                                                         "b_seq": claimed.change_seq})
-        done = result.rowcount == 1
+        now = utcnow()
+        await execute(session, _SERVED_RECORDS, {"b_zone_id": claimed.id,
+                                                 "b_serial": served_serial, "b_now": now},
+                      BOUNDED if claimed.small else {})
+        done = await execute_count(session, _ZONE_ACTIVE, {
+            "b_zone_id": claimed.id, "b_seq": claimed.change_seq, "b_now": now}) == 1
     if not done:
         await _release(session, claimed.id, owner)
     return done

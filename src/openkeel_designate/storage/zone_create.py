@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.storage import facts, quotas, rows
-from openkeel_designate.storage.database import bounded
+from openkeel_designate.storage.database import bounded, execute_many
 from openkeel_designate.storage.models import (
     Blacklist,
     Quota,
@@ -125,16 +125,15 @@ async def insert_zone(session: AsyncSession, values: dict, attributes: dict[str,
     key = names.key(values["name"])
     row = rows.complete(Zone, {**values, "name_key": key, "reverse_key": key[::-1],
                                "created_at": utcnow()})
-    connection = await session.connection()
-    await connection.execute(_INSERT_ZONE, row)
+    await execute_many(session, _INSERT_ZONE, [row])
     now = row["created_at"]
     if attributes:
-        await connection.execute(_INSERT_ATTRIBUTES, [
+        await execute_many(session, _INSERT_ATTRIBUTES, [
             rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key, value=value,
                                               created_at=now))
             for key, value in attributes.items()])
     if masters:
-        await connection.execute(_INSERT_MASTERS, [
+        await execute_many(session, _INSERT_MASTERS, [
             rows.complete(ZoneMaster, dict(id=new_id(), zone_id=row["id"], host=host, port=port,
                                            created_at=now))
             for host, port in masters])

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate import slices
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
 from openkeel_designate.slices import Work
-from openkeel_designate.storage.database import BOUNDED, Database, bounded
+from openkeel_designate.storage.database import BOUNDED, Database, bounded, execute
 from openkeel_designate.storage.models import ZoneChange, utcnow
 
 KEEP = 50
@@ -240,9 +240,8 @@ async def _stored_set(zone_id: str, blob: bytes) -> set[Row]:
 
 async def newest_snapshot(session: AsyncSession, zone_id: str) -> bytes | None:
     """The zone's newest snapshot as stored (the base of its next step), or None."""
-    connection = await session.connection()
-    latest = (await connection.execute(_LATEST, {"b_zone_id": zone_id})).first()
-    return latest.snapshot if latest is not None else None
+    found = await execute(session, _LATEST, {"b_zone_id": zone_id})
+    return found[0].snapshot if found else None
 
 
 async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, new_serial: int,
@@ -255,8 +254,8 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
     (the caller checked that the zone is unchanged since); its difference is used when the
     newest snapshot is still the one it was made against.
     """
-    connection = await session.connection()
-    latest = (await connection.execute(_LATEST, {"b_zone_id": zone_id})).first()
+    found = await execute(session, _LATEST, {"b_zone_id": zone_id})
+    latest = found[0] if found else None
     from_serial: int | None = None
     removed: set[Row] = set()
     added: set[Row] = set()
@@ -294,21 +293,20 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
     ``after_snapshot``: an older row may still hold one (it is cleared first). Without one the
     zone has no rows at all (the newest row always keeps its snapshot, and ``forget`` removes
     them all), so there is nothing to prune either: a new zone's claim skips both statements."""
-    connection = await session.connection()
     if after_snapshot:
-        await connection.execute(_DROP_SNAPSHOT, {"b_zone_id": zone_id})
+        await execute(session, _DROP_SNAPSHOT, {"b_zone_id": zone_id})
     if snapshot is None:
         snapshot = await slices.drive(encode_steps(served))
     # One row, but its snapshot is the whole zone: written on the loop's thread while small.
-    await connection.execute(_APPEND, {
+    await execute(session, _APPEND, {
         "b_zone_id": zone_id, "b_serial": serial, "b_from": from_serial,
         "b_removed": _text(removed), "b_added": _text(added),
         "b_snapshot": snapshot, "b_now": utcnow()},
-        execution_options=BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
+        BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
     # Kept before the commit: should it fail, the blob read back next time is another one.
     LAST_SETS.put(zone_id, snapshot, served)
     if after_snapshot:
-        await connection.execute(_PRUNE, {"b_zone_id": zone_id})
+        await execute(session, _PRUNE, {"b_zone_id": zone_id})
 
 
 def latest_serial(zone_id: ColumnElement[str]) -> ColumnElement[int | None]:

@@ -12,12 +12,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import json_pairs, quotas, rows
-from openkeel_designate.storage.database import Database, bounded
+from openkeel_designate.storage.database import Database, bounded, execute
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
 from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
 from openkeel_designate.storage.point_reads import Query
 
 LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
+# The statuses of a zone or record the worker has still to push (an ERROR is retried).
+UNSERVED = ("PENDING", "ERROR")
 ZoneRow = tuple[object, bool, dict[str, str], list[tuple[str, int]]]  # zone, shared, attrs, masters
 
 
@@ -161,15 +163,14 @@ async def get_locked_copy(session: AsyncSession, zone_id: str, *, project_id: st
         zone = await get(session, zone_id, project_id=None, all_tenants=False, for_update=True)
         return None if zone is None else rows.snapshot(zone)
     params = {"zone_id": zone_id} if all_tenants else {"zone_id": zone_id, "project_id": project_id}
-    row = (await (await session.connection()).execute(_LOCKED_READS[all_tenants], params)).first()
-    return None if row is None else rows.frozen(Zone, row)
+    found = await execute(session, _LOCKED_READS[all_tenants], params)
+    return rows.frozen(Zone, found[0]) if found else None
 
 
 async def mark_pending(session: AsyncSession, zone_id: str, action: str, bump_serial: bool) -> None:
     """``central.zones.mark_pending`` as one UPDATE, for a zone held as a frozen copy."""
-    connection = await session.connection()
-    await connection.execute(_MARK_PENDING[bump_serial],
-                             {"zone_id": zone_id, "action": action, "now": utcnow()})
+    await execute(session, _MARK_PENDING[bump_serial],
+                  {"zone_id": zone_id, "action": action, "now": utcnow()})
 
 
 async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,
