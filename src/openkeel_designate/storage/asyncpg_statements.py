@@ -13,12 +13,12 @@ Two places:
 
 * ``reads``: point reads on a pooled connection, outside any transaction (each statement sees
   the latest commit, as the AUTOCOMMIT reads did);
-* ``run_in``, ``count_in`` and ``run_many_in``: the statements of a write transaction, on the transaction's own
-  connection. SQLAlchemy's asyncpg adapter sends its BEGIN lazily, before the first statement
-  it runs itself; here the adapter is asked to send it first (its ``_start_transaction``, the
-  one step that reaches into the adapter: ``adapter_supported`` checks it is there), so every
-  statement of the transaction, whoever runs it, is inside the one transaction the adapter
-  commits or rolls back. A driver error is raised as SQLAlchemy would raise it (a unique
+* ``run_in``, ``count_in`` and ``run_many_in``: the statements of a write transaction, on the
+  transaction's own connection. SQLAlchemy's asyncpg adapter sends its BEGIN lazily, before
+  the first statement it runs itself; here the adapter is asked to send it first (its
+  ``_start_transaction``: this reaches into the adapter, whose parts ``_adapter_fits`` checks
+  are there), so every statement of the transaction, whoever runs it, is inside the one
+  transaction the adapter commits or rolls back. A driver error is raised as SQLAlchemy would raise it (a unique
   violation as ``IntegrityError``, a serialization failure with its SQLSTATE), so
   ``Database.transaction`` maps and retries it the same way.
 

@@ -310,7 +310,8 @@ def among(column: ColumnElement, constants: tuple[str, ...]) -> ColumnElement[bo
     bound. SQLAlchemy binds a list as one parameter it expands at each execution, so the
     statement is not prepared once: asyncpg does not run it itself (``execute``), and the
     worker's claim has several."""
-    assert all(value.isalnum() for value in constants), "constants only"
+    if not all(value.isalnum() for value in constants):
+        raise ValueError(f"not a plain constant among {constants!r}")
     return column.in_([literal_column(f"'{value}'") for value in constants])
 
 

@@ -4,9 +4,10 @@ and a retried claim of a new zone does not start its IXFR history twice."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+import pytest
+from sqlalchemy import event, func, select
 
-from conftest import project
+from conftest import project, serve_pending
 from openkeel_designate.storage import propagation, workqueue
 from openkeel_designate.storage.models import ZoneChange
 
@@ -65,3 +66,33 @@ async def test_a_new_zones_retried_claim_keeps_one_history_start(client, service
             select(ZoneChange.serial, func.length(ZoneChange.snapshot))
             .where(ZoneChange.zone_id == zone_id))).all()
     assert [serial for serial, _ in rows] == [first.serial] and rows[0][1] > 0
+
+
+async def test_on_postgresql_a_change_is_claimed_and_completed_by_asyncpg(client, services):
+    """The claim of a recordset change (new serial, SOA, IXFR step, stamps), its completion and
+    what the push saw run on asyncpg itself (``database.execute``), all but the read of what
+    the zone serves; and the change ends ACTIVE as through SQLAlchemy."""
+    if services.db.backend != "postgresql":
+        pytest.skip("asyncpg runs these statements on PostgreSQL only; elsewhere SQLAlchemy does")
+    created = await client.post("/v2/zones", json={"name": "direct.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+    await serve_pending(services, "worker-1")
+    posted = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": "www.direct.example.", "type": "A", "records": ["192.0.2.1"]})
+    assert posted.status_code == 202
+    sent: list[str] = []
+    event.listen(services.db.engine.sync_engine, "before_cursor_execute",
+                 lambda _c, _cu, statement, *_: sent.append(statement))
+    [claimed] = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert await workqueue.complete(services.db, claimed, "worker-1", claimed.serial)
+    seen = [propagation.Seen(propagation.NAMESERVER, "192.0.2.53", 53, "IN_SYNC", claimed.serial,
+                             None)]
+    await services.db.transaction(lambda s: propagation.record_many(s, [(zone_id, seen)]))
+    assert [statement.split()[:4] for statement in sent] == [
+        ["SELECT", "recordsets.name,", "recordsets.type,", "coalesce(recordsets.ttl,"]]
+    recordset = await client.get(f"/v2/zones/{zone_id}/recordsets/{posted.json()['id']}",
+                                 headers=OWNER)
+    zone = await client.get(f"/v2/zones/{zone_id}", headers=OWNER)
+    assert (recordset.json()["status"], zone.json()["status"]) == ("ACTIVE", "ACTIVE")
+    assert zone.json()["serial"] == claimed.serial
