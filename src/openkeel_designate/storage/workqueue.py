@@ -19,7 +19,7 @@ change instead of per few).  An ERROR, a lease handed back or renewed go ahead (
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 import os
 import time
 from dataclasses import dataclass
@@ -116,6 +116,8 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     #   are many), before the claim sets the SOA record PENDING: one more;
     # * whether a signing epoch is due and whether change batches wait for their serial, so
     #   that the claim runs those UPDATEs only when they change something;
+    # * whether the zone is small: its records, counted no further than ``SMALL_CHANGE``
+    #   (the IXFR history then reads it at once, ``_served_set``);
     # * the serial of the IXFR history's newest snapshot (a new zone's base is written once);
     # * what a new serial's SOA needs: the SOA recordset and its MNAME, the pool's first NS.
     r = Record.__table__
@@ -123,6 +125,8 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     unserved = select(r.c.id).where(
         r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
+    some = select(r.c.id).where(r.c.zone_id == zone_id).limit(SMALL_CHANGE)
+    count_some = select(func.count()).select_from(some.subquery()).scalar_subquery()
     soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(
         ns.c.priority, ns.c.created_at).limit(1)
@@ -130,7 +134,8 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
                        count_unserved.label("unserved"), dnssec_store.epoch_due(z.c.id),
                        change_store.unstamped(z.c.id), zonehistory.latest_serial(z.c.id),
                        soa_set.scalar_subquery().label("soa_set_id"),
-                       mname.scalar_subquery().label("mname")).where(z.c.id == zone_id)
+                       mname.scalar_subquery().label("mname"),
+                       count_some.label("records")).where(z.c.id == zone_id)
     return idle, busy, read_zone
 
 
@@ -297,6 +302,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
     zone = rows.frozen(Zone, read)
     # the SOA record the claim makes PENDING is the one more than those counted
     small = read.unserved < SMALL_CHANGE
+    small_zone = read.records < SMALL_CHANGE
     pending_since = zone.pending_since or now
     if zone.increment_serial and zone.action != "DELETE":
         old_serial = zone.serial
@@ -306,7 +312,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
                                              "b_now": now})
         await _rewrite_soa(session, zone, read.soa_set_id, read.mname)
         await _record_history(session, zone.id, old_serial, zone.serial,
-                              _unchanged(prepared, zone.change_seq))
+                              _unchanged(prepared, zone.change_seq), small_zone=small_zone)
         if read.epoch_due:
             await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
@@ -317,7 +323,7 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
             await zonehistory.forget(session, zone.id)
         elif zone.type == "PRIMARY":  # created or imported: the history starts at this serial
             await _record_base(session, zone.id, zone.serial, read.history_serial,
-                               _unchanged(prepared, zone.change_seq))
+                               _unchanged(prepared, zone.change_seq), small_zone=small_zone)
     await execute(session, _STAMP_RECORDS, {"b_zone_id": zone.id, "b_serial": zone.serial,
                                             "b_now": now}, BOUNDED if small else {})
     if read.unstamped:
@@ -335,16 +341,18 @@ def _unchanged(prepared: zonehistory.PreparedStep | None,
 
 
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
-                          new_serial: int, prepared: zonehistory.PreparedStep | None = None
-                          ) -> None:
+                          new_serial: int, prepared: zonehistory.PreparedStep | None = None, *,
+                          small_zone: bool = False) -> None:
     """The IXFR step of a new serial. The zone is read whole, so the collector is paused
     (``gcpause``): otherwise the rows alive across the slices set off a full collection.
     ``prepared``: made before this transaction from the zone at its current ``change_seq``; it
     stands only if the SOA this claim rewrote is, serial aside, still the one it read (the
-    pool's first NS, the SOA's MNAME, may have changed without a zone write)."""
+    pool's first NS, the SOA's MNAME, may have changed without a zone write). ``small_zone``
+    as for ``_served_set``."""
     with gcpause.paused():
         prepared = await _same_soa(session, zone_id, prepared)
-        served = prepared.served if prepared is not None else await _served_set(session, zone_id)
+        served = prepared.served if prepared is not None else await _served_set(
+            session, zone_id, small_zone)
         await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served,
                                         prepared)
 
@@ -366,34 +374,45 @@ async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Ro
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int, latest: int | None,
-                       prepared: zonehistory.PreparedStep | None = None) -> None:
+                       prepared: zonehistory.PreparedStep | None = None, *,
+                       small_zone: bool = False) -> None:
     """The history's start at ``serial``; ``latest``: the serial of the zone's newest snapshot
     as the claim read it; ``prepared`` as for ``_record_history`` (only its served set and
-    encoding count here)."""
+    encoding count here); ``small_zone`` as for ``_served_set``."""
     if latest == serial:
         return  # a retry: the history already starts here (one indexed read, no zone read)
     with gcpause.paused():  # as in ``_record_history``: the zone is read whole
         prepared = await _same_soa(session, zone_id, prepared)
         if prepared is None:
             await zonehistory.record_base(session, zone_id, serial,
-                                          await _served_set(session, zone_id), after=latest)
+                                          await _served_set(session, zone_id, small_zone),
+                                          after=latest)
         else:
             await zonehistory.record_base(session, zone_id, serial, prepared.served,
                                           after=latest, snapshot=prepared.snapshot)
 
 
-async def _served_set(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
+async def _served_set(session: AsyncSession, zone_id: str,
+                      small_zone: bool = False) -> set[zonehistory.Row]:
     """What mdns serves of the zone now, the SOA without its serial: the content the history
-    compares (a step that changes the SOA's email or TTL then says so)."""
-    # Core, not the ORM's execution: the same rows without its per-row loading (100,000 here).
-    result = await (await session.connection()).execute(SERVED, {"b_zone_id": zone_id})
-    return await slices.drive(_served_set_steps(result, zone_id))
+    compares (a step that changes the SOA's email or TTL then says so).
+
+    ``small_zone``: the zone has fewer than ``SMALL_CHANGE`` records, read at once (on
+    PostgreSQL by asyncpg itself, ``database.execute``); else in partitions, between which the
+    loop serves others (a zone of 100,000 records)."""
+    if small_zone:
+        parts: Iterable = [await execute(session, SERVED, {"b_zone_id": zone_id})]
+    else:
+        # Core, not the ORM's execution: the same rows without its per-row loading.
+        result = await (await session.connection()).execute(SERVED, {"b_zone_id": zone_id})
+        parts = result.partitions(zonehistory.STEP)
+    return await slices.drive(_served_set_steps(parts, zone_id))
 
 
-def _served_set_steps(result, zone_id: str) -> Work[set[zonehistory.Row]]:  # noqa: ANN001
+def _served_set_steps(parts: Iterable, zone_id: str) -> Work[set[zonehistory.Row]]:
     """In ``slices``: the whole zone goes through here on every claim of it, beside every
     other tenant's requests on the same loop."""
-    served = yield from served_records_steps(result.partitions(zonehistory.STEP), zone_id)
+    served = yield from served_records_steps(parts, zone_id)
     rows: set[zonehistory.Row] = set()
     for start in range(0, len(served), zonehistory.STEP):
         rows.update(zonehistory.history_row(r.name, r.type, r.ttl, r.data)
