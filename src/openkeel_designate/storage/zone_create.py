@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, bindparam, func, insert, literal, or_, select, union_all, update
+from sqlalchemy import (ARRAY, ColumnElement, String, and_, any_, bindparam, func, insert, literal, or_,
+                        select, union_all, update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.storage import facts, quotas, rows
-from openkeel_designate.storage.database import bounded, execute_many
+from openkeel_designate.storage.database import bounded, execute, execute_many
 from openkeel_designate.storage.models import (
     Blacklist,
     Quota,
@@ -60,49 +61,57 @@ class CreateFacts:
 def _statements():  # noqa: ANN202 - prebuilt statements
     """The read in two forms, by whether the database takes a subquery as a LIMIT: the
     project's zones counted only as far as its quota can tell (``quotas.capped``), or whole
-    (MariaDB)."""
+    (MariaDB); and a third for PostgreSQL, where the name's ancestors are one array parameter
+    (``= ANY``) instead of a list SQLAlchemy expands at each execution: a statement prepared
+    once, which asyncpg runs itself (``database.execute``)."""
     z, q, t, b = Zone.__table__, Quota.__table__, Tld.__table__, Blacklist.__table__
     project = bindparam("project_id")
     zones = select(literal(1)).select_from(z).where(z.c.tenant_id == project, z.c.deleted == LIVE)
-    rest = (
-        select(*facts.row("quota", q.c.resource, number=q.c.hard_limit))
-        .where(q.c.tenant_id == project),
-        select(*facts.row("tld", t.c.name)),
-        select(*facts.row("blacklist", b.c.pattern)),
-        select(*facts.row("zone", z.c.id, z.c.name, z.c.tenant_id, z.c.pool_id, z.c.parent_zone_id))
-        .where(z.c.deleted == LIVE, or_(
-            z.c.name_key == bindparam("name_key"),
-            z.c.name_key.in_(bindparam("ancestors", expanding=True)),
-            # below: ``reverse_key`` starts with the name backwards and a dot (migration 0012)
-            and_(z.c.reverse_key > bindparam("below_from"),
-                 z.c.reverse_key < bindparam("below_to")))),
-        *PLACEMENT_PARTS)
-    read = {cap: union_all(
-        select(*facts.row("zones", number=func.count()))
-        .select_from((quotas.capped("zones", zones) if cap else zones).subquery()), *rest)
-        for cap in (True, False)}
+
+    def read(cap: bool, ancestors: ColumnElement[bool]):  # noqa: ANN202
+        return union_all(
+            select(*facts.row("zones", number=func.count()))
+            .select_from((quotas.capped("zones", zones) if cap else zones).subquery()),
+            select(*facts.row("quota", q.c.resource, number=q.c.hard_limit))
+            .where(q.c.tenant_id == project),
+            select(*facts.row("tld", t.c.name)),
+            select(*facts.row("blacklist", b.c.pattern)),
+            select(*facts.row("zone", z.c.id, z.c.name, z.c.tenant_id, z.c.pool_id,
+                              z.c.parent_zone_id))
+            .where(z.c.deleted == LIVE, or_(
+                z.c.name_key == bindparam("name_key"),
+                ancestors,
+                # below: ``reverse_key`` starts with the name backwards and a dot (migration 0012)
+                and_(z.c.reverse_key > bindparam("below_from"),
+                     z.c.reverse_key < bindparam("below_to")))),
+            *PLACEMENT_PARTS)
+
+    listed = z.c.name_key.in_(bindparam("ancestors", expanding=True))
+    forms = {cap: read(cap, listed) for cap in (True, False)}
+    on_postgresql = read(True, z.c.name_key == any_(bindparam("ancestors", type_=ARRAY(String))))
     adopt = update(z).where(z.c.id.in_(bindparam("ids", expanding=True))).values(
         parent_zone_id=bindparam("parent_id"), updated_at=bindparam("now"))
     # The new zone's rows (a handful: ``bounded``, on SQLite no thread crossing).
-    return (read, bounded(insert(z)), bounded(insert(ZoneAttribute.__table__)),
+    return (forms, on_postgresql, bounded(insert(z)), bounded(insert(ZoneAttribute.__table__)),
             bounded(insert(ZoneMaster.__table__)), adopt,
             select(z.c.id, z.c.name).where(z.c.id.in_(bindparam("ids", expanding=True))))
 
 
-_FACTS, _INSERT_ZONE, _INSERT_ATTRIBUTES, _INSERT_MASTERS, _ADOPT, _NAMES = _statements()
+(_FACTS, _FACTS_POSTGRESQL, _INSERT_ZONE, _INSERT_ATTRIBUTES, _INSERT_MASTERS, _ADOPT,
+ _NAMES) = _statements()
 
 
 async def read_facts(session: AsyncSession, project_id: str | None, name: str,
                      caps: quotas.Caps) -> CreateFacts:
     folded = names.key(name)
     labels = folded.split(".")
-    connection = await session.connection()
-    statement = quotas.form_for(_FACTS, connection)
-    found = list(await connection.execute(statement, {
+    statement = _FACTS_POSTGRESQL if session.bind.dialect.name == "postgresql" \
+        else quotas.form_for(_FACTS, session.bind)
+    found = await execute(session, statement, {
         "project_id": project_id, "name_key": folded,
         "ancestors": [".".join(labels[i:]) for i in range(1, len(labels) - 1)],
         "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/",
-        **caps.params(project_id, "zones")}))
+        **caps.params(project_id, "zones")})
     count, overrides, tlds, blacklists, related = 0, {}, [], [], []
     for kind, first, second, third, fourth, fifth, number in found:
         if kind == "zones":
