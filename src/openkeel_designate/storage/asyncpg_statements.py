@@ -5,7 +5,7 @@ work on the client: a greenlet switch, the compiled-cache lookup, the execution 
 adapted cursor and the result object. For ``GET /v2/zones/{id}`` that was ~0.5 ms of CPU per
 statement against ~0.1 ms for asyncpg's ``fetch`` of the same prepared statement, and inside a
 recordset POST ~0.3 ms per statement of a write path that runs five (bench/README.md, "Zone
-reads in one statement", "Writes run by asyncpg").
+reads in one statement", "the writes' statements run by asyncpg on PostgreSQL").
 
 So each statement is compiled once, for the engine's dialect, into its SQL and the order of its
 parameters, and run on the asyncpg connection underneath, which keeps the prepared statement.
