@@ -7,9 +7,8 @@ statement against ~0.1 ms for asyncpg's ``fetch`` of the same prepared statement
 recordset POST ~0.3 ms per statement of a write path that runs five (bench/README.md, "Zone
 reads in one statement", "the writes' statements run by asyncpg on PostgreSQL").
 
-So each statement is compiled once, for the engine's dialect, into its SQL and the order of its
-parameters, and run on the asyncpg connection underneath, which keeps the prepared statement.
-Two places:
+So each statement is compiled once, for the engine's dialect (``prebuilt.py``), and run on the
+asyncpg connection underneath, which keeps the prepared statement. Two places:
 
 * ``reads``: point reads on a pooled connection, outside any transaction (each statement sees
   the latest commit, as the AUTOCOMMIT reads did);
@@ -18,23 +17,18 @@ Two places:
   the first statement it runs itself; here the adapter is asked to send it first (its
   ``_start_transaction``: this reaches into the adapter, whose parts ``_adapter_fits`` checks
   are there), so every statement of the transaction, whoever runs it, is inside the one
-  transaction the adapter commits or rolls back. A driver error is raised as SQLAlchemy would raise it (a unique
-  violation as ``IntegrityError``, a serialization failure with its SQLSTATE), so
-  ``Database.transaction`` maps and retries it the same way.
+  transaction the adapter commits or rolls back. A driver error is raised as SQLAlchemy would
+  raise it (a unique violation as ``IntegrityError``, a serialization failure with its
+  SQLSTATE), so ``Database.transaction`` maps and retries it the same way.
 
-A parameter's type conversion on the way in (a Boolean's) is applied as SQLAlchemy applies it.
 asyncpg's records become named tuples, which index, slice, unpack and name their columns like
-SQLAlchemy's rows, and hold what SQLAlchemy would have returned as long as no selected column's
-type converts values on the way out; a statement with such a column, with an expanding IN-list,
-or an INSERT whose columns SQLAlchemy would fill itself, is refused when first compiled
-(``Unsupported``), so a wrong row never comes back quietly, and it runs through SQLAlchemy
-instead.
+SQLAlchemy's rows. A statement with a returned column whose type converts values on the way
+out is refused (``Unsupported``) and runs through SQLAlchemy, as are those ``prebuilt`` refuses.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -45,20 +39,11 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from openkeel_designate.storage.prebuilt import Compiled, Statements, Unsupported
+
 T = TypeVar("T")
 Query = tuple[Executable, dict[str, Any]]
-# Of each parameter in order: its name, its fixed value (``_NO_VALUE``: the caller gives it) and
-# its type's conversion on the way in (None for most).
-Parameter = tuple[str, Any, Callable[[Any], Any] | None]
-# A statement's SQL and its parameters.
-Compiled = tuple[str, tuple[Parameter, ...]]
-# Statements are module-level constants; an unbounded stream of ad-hoc ones cannot pile up.
-_MAX_COMPILED = 256
-_NO_VALUE = object()
-
-
-class Unsupported(ValueError):
-    """A statement this runner cannot run as SQLAlchemy would: run it the general way."""
+__all__ = ["AsyncpgStatements", "ConnectionLost", "Unsupported", "driver_connection"]
 
 
 class ConnectionLost(Exception):
@@ -72,46 +57,48 @@ class AsyncpgStatements:
     def __init__(self, engine: AsyncEngine):
         self._engine = engine
         self._dialect: Dialect = engine.dialect
-        self._compiled: dict[Any, Compiled | Unsupported] = {}
+        self._statements = Statements(engine.dialect, convert_results=False)
 
     async def reads(self, queries: Sequence[Query]) -> list[list[Any]]:
         """Every query's rows (asyncpg records), outside any transaction."""
-        prepared = [(self._prepare(statement), params) for statement, params in queries]
+        prepared = [(self._statements.prepare(statement), params) for statement, params in queries]
         async with driver_connection(self._engine) as connection:
             try:
-                return [_rows(await connection.fetch(sql, *_args(names, params)))
-                        for (sql, names), params in prepared]
+                return [_rows(compiled, await connection.fetch(compiled.sql, *compiled.arguments(params)))
+                        for compiled, params in prepared]
             except Exception as exc:
                 if connection.is_closed():
                     raise ConnectionLost(str(exc)) from exc
                 raise
 
     async def run_in(self, connection: AsyncConnection, statement: Executable,
-                     params: dict[str, Any]) -> list[Any]:
+                     params: dict[str, Any], options: dict[str, Any] | None = None) -> list[Any]:
         """The rows of one statement (none for a write without RETURNING), run inside the
-        transaction ``connection`` is in."""
-        sql, names = self._prepare(statement)
-        args = _args(names, params)
-        return _rows(await self._in_transaction(
-            connection, sql, args, lambda driver: driver.fetch(sql, *args)))
+        transaction ``connection`` is in. (``options``: SQLAlchemy's execution options, which
+        mean nothing to asyncpg.)"""
+        compiled = self._statements.prepare(statement)
+        args = compiled.arguments(params)
+        return _rows(compiled, await self._in_transaction(
+            connection, compiled.sql, args, lambda driver: driver.fetch(compiled.sql, *args)))
 
     async def count_in(self, connection: AsyncConnection, statement: Executable,
-                       params: dict[str, Any]) -> int:
+                       params: dict[str, Any], options: dict[str, Any] | None = None) -> int:
         """How many rows one write (an UPDATE, a DELETE) touched, run as ``run_in``."""
-        sql, names = self._prepare(statement)
-        args = _args(names, params)
+        compiled = self._statements.prepare(statement)
+        args = compiled.arguments(params)
         status = await self._in_transaction(
-            connection, sql, args, lambda driver: driver.execute(sql, *args))
+            connection, compiled.sql, args, lambda driver: driver.execute(compiled.sql, *args))
         return int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "DELETE 0"
 
     async def run_many_in(self, connection: AsyncConnection, statement: Executable,
-                          rows: Sequence[dict[str, Any]]) -> None:
+                          rows: Sequence[dict[str, Any]], options: dict[str, Any] | None = None
+                          ) -> None:
         """One write for each of ``rows`` (an INSERT's new rows, every one with the same
         keys), run as ``run_in``."""
-        sql, names = self._prepare(statement, tuple(rows[0]))
-        args = [_args(names, row) for row in rows]
-        await self._in_transaction(connection, sql, args,
-                                   lambda driver: driver.executemany(sql, args))
+        compiled = self._statements.prepare(statement, tuple(rows[0]))
+        args = [compiled.arguments(row) for row in rows]
+        await self._in_transaction(connection, compiled.sql, args,
+                                   lambda driver: driver.executemany(compiled.sql, args))
 
     async def _in_transaction(self, connection: AsyncConnection, sql: str, args: Any,
                               call: Callable[[Any], Awaitable[T]]) -> T:
@@ -139,46 +126,6 @@ class AsyncpgStatements:
             return DBAPIError.instance(sql, args, dbapi_error, self._dialect.loaded_dbapi.Error,
                                        connection_invalidated=lost, dialect=self._dialect)
         raise AssertionError("the adapter's _handle_exception returned")
-
-    def _prepare(self, statement: Executable, keys: tuple[str, ...] | None = None) -> Compiled:
-        """The compiled form, or ``Unsupported`` (remembered too: a refused statement is not
-        compiled again at every call). ``keys``: the columns an INSERT's rows give."""
-        cache_key = statement if keys is None else (statement, keys)
-        known = self._compiled.get(cache_key)
-        if known is None:
-            if len(self._compiled) >= _MAX_COMPILED:
-                self._compiled.clear()
-            try:
-                known = self._compile(statement, keys)
-            except Unsupported as exc:
-                known = exc
-            self._compiled[cache_key] = known
-        if isinstance(known, Unsupported):
-            raise known
-        return known
-
-    def _compile(self, statement: Executable, keys: tuple[str, ...] | None) -> Compiled:
-        """The SQL and its parameters (``Parameter``)."""
-        dialect = self._dialect
-        compiled = statement.compile(dialect=dialect,  # type: ignore[attr-defined]
-                                     column_keys=list(keys) if keys is not None else None)
-        if compiled.post_compile_params or compiled.literal_execute_params:
-            raise Unsupported("expanding or literal-execute parameters: not a prepared statement")
-        if getattr(compiled, "insert_prefetch", None) or getattr(compiled, "update_prefetch", None):
-            raise Unsupported("SQLAlchemy computes a column's default for this statement")
-        names = []
-        for name in compiled.positiontup or ():
-            bind = compiled.binds[name]
-            if bind.callable is not None:
-                raise Unsupported(f"parameter {name!r} takes its value from a callable")
-            # A type's conversion of the value on its way in (a Boolean's 1 to True) is
-            # applied here as SQLAlchemy would.
-            names.append((name, _NO_VALUE if bind.required else bind.value,
-                          bind.type.dialect_impl(dialect).bind_processor(dialect)))
-        for column in getattr(statement, "selected_columns", ()):
-            if column.type.dialect_impl(dialect).result_processor(dialect, None) is not None:
-                raise Unsupported(f"column {column.key!r} needs SQLAlchemy's conversion")
-        return str(compiled), tuple(names)
 
 
 # What ``run_in`` uses of SQLAlchemy's asyncpg adapter: its lazy BEGIN, the transaction it
@@ -209,15 +156,6 @@ async def _begin(adapter: Any) -> None:
         await adapter._start_transaction()
 
 
-def _args(names: tuple[Parameter, ...], params: dict[str, Any]) -> list[Any]:
-    """The statement's arguments, in order, from the caller's ``params``."""
-    args = []
-    for name, value, process in names:
-        given = params[name] if value is _NO_VALUE else params.get(name, value)
-        args.append(given if process is None else process(given))
-    return args
-
-
 @contextlib.asynccontextmanager
 async def driver_connection(engine: AsyncEngine) -> AsyncIterator[Any]:
     """The asyncpg connection of one pooled connection, outside SQLAlchemy's execution, given
@@ -238,15 +176,9 @@ async def driver_connection(engine: AsyncEngine) -> AsyncIterator[Any]:
         proxied.close()
 
 
-def _rows(records: list[Any]) -> list[Any]:
+def _rows(compiled: Compiled, records: list[Any]) -> list[Any]:
     """asyncpg's records as rows that also answer ``row.column``, as SQLAlchemy's do (callers
     of ``Database.point_reads`` use both)."""
     if not records:
         return []
-    row = _row_class(tuple(records[0].keys()))
-    return [row._make(record) for record in records]
-
-
-@functools.lru_cache(maxsize=_MAX_COMPILED)
-def _row_class(keys: tuple[str, ...]) -> Any:
-    return collections.namedtuple("Row", keys, rename=True)  # type: ignore[misc]
+    return compiled.rows(tuple(records[0].keys()), records)

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import TypeVar
 
-from sqlalchemy import ColumnElement, Executable, Row, event, literal_column, text
+from sqlalchemy import ColumnElement, Executable, Row, event, literal_column
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -27,6 +27,7 @@ from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost, Unsupported
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
+from openkeel_designate.storage.sqlite_statements import SqliteStatements
 from openkeel_designate.storage.wal import Checkpoints
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
@@ -120,8 +121,12 @@ class Database:
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
         # On PostgreSQL asyncpg runs the point reads on a pooled connection, and the hot
         # statements of write transactions (``execute``), without SQLAlchemy's execution around
-        # them (asyncpg_statements.py).
+        # them (asyncpg_statements.py); on SQLite our driver runs the latter
+        # (sqlite_statements.py).
         self._asyncpg = AsyncpgStatements(self.engine) if self.backend == "postgresql" else None
+        self._statements: AsyncpgStatements | SqliteStatements | None = self._asyncpg
+        if self.backend == "sqlite":
+            self._statements = SqliteStatements(self.engine.dialect)
         # SQLite has one writer at a time; queueing writers here avoids "database is locked".
         self._write_lock = LocalTurns() if self.backend == "sqlite" else None
         # ... and across processes on the same file, a turn handed over at once (write_turn).
@@ -181,8 +186,8 @@ class Database:
     async def _write_session(self, ahead: bool) -> AsyncIterator[AsyncSession]:
         if self._write_lock is None:
             async with self.sessions() as session, session.begin():
-                if self._asyncpg is not None:
-                    session.info[_ASYNCPG] = self._asyncpg
+                if self._statements is not None:
+                    session.info[_STATEMENTS] = self._statements
                 yield session
             return
         await self._write_lock.acquire(ahead)
@@ -195,7 +200,9 @@ class Database:
                     # work read before it could be changed by another process's commit in between
                     # (a lost update: API processes of [service:api] workers, the worker of
                     # another serve). IMMEDIATE takes SQLite's write lock before the first read.
-                    await session.execute(_BEGIN_IMMEDIATE)
+                    session.info[_STATEMENTS] = self._statements
+                    connection, statements = await _connection(session)
+                    await statements.begin_immediate(connection)
                     yield session
             finally:
                 if self._write_turn is not None:
@@ -241,9 +248,8 @@ class Database:
 
 S = TypeVar("S", bound=Executable)
 BOUNDED = {"bounded": True}
-# Where a write session on PostgreSQL holds the runner of ``execute``, and its connection
-# (``session.info``).
-_ASYNCPG, _CONNECTION = "asyncpg_statements", "asyncpg_connection"
+# Where a write session holds the runner of ``execute``, and its connection (``session.info``).
+_STATEMENTS, _CONNECTION = "prebuilt_statements", "prebuilt_connection"
 
 
 async def execute(session: AsyncSession, statement: Executable, params: dict | None = None,
@@ -252,15 +258,16 @@ async def execute(session: AsyncSession, statement: Executable, params: dict | N
     without RETURNING).
 
     The hot statements of the write paths (a recordset POST's five, the worker's claim) go
-    through here: in a write transaction on PostgreSQL asyncpg runs them itself on the
-    transaction's connection, at about a third of the CPU of SQLAlchemy's execution
-    (``asyncpg_statements.py``); a statement it cannot run as SQLAlchemy would, and every
-    statement elsewhere, runs through SQLAlchemy with ``options`` (``BOUNDED`` on SQLAlchemy's
-    side). Like ``AsyncConnection.execute``, it does not flush the session first."""
+    through here: in a write transaction the driver runs them on the transaction's connection
+    without SQLAlchemy's execution, asyncpg on PostgreSQL at about a third of its CPU
+    (``asyncpg_statements.py``), ours on SQLite (``sqlite_statements.py``). A statement they
+    cannot run as SQLAlchemy would, and every statement elsewhere, runs through SQLAlchemy.
+    ``options``: SQLAlchemy's execution options (``BOUNDED``). Like
+    ``AsyncConnection.execute``, it does not flush the session first."""
     connection, runner = await _connection(session)
     if runner is not None:
         try:
-            return await runner.run_in(connection, statement, params or {})
+            return await runner.run_in(connection, statement, params or {}, options)
         except Unsupported:
             pass
     result = await connection.execute(statement, params, execution_options=options or {})
@@ -273,7 +280,7 @@ async def execute_count(session: AsyncSession, statement: Executable, params: di
     connection, runner = await _connection(session)
     if runner is not None:
         try:
-            return await runner.count_in(connection, statement, params)
+            return await runner.count_in(connection, statement, params, options)
         except Unsupported:
             pass
     return (await connection.execute(statement, params, execution_options=options or {})).rowcount
@@ -286,20 +293,22 @@ async def execute_many(session: AsyncSession, statement: Executable, rows: list[
     connection, runner = await _connection(session)
     if runner is not None:
         try:
-            await runner.run_many_in(connection, statement, rows)
+            await runner.run_many_in(connection, statement, rows, options)
             return
         except Unsupported:
             pass
     await connection.execute(statement, rows, execution_options=options or {})
 
 
-async def _connection(session: AsyncSession) -> tuple[AsyncConnection, AsyncpgStatements | None]:
-    """The session's connection, and the asyncpg runner of a write session on PostgreSQL.
+async def _connection(session: AsyncSession
+                      ) -> tuple[AsyncConnection, AsyncpgStatements | SqliteStatements | None]:
+    """The session's connection, and the statements' runner of a write session
+    (``Database._write_session``; none on MariaDB).
 
     ``AsyncSession.connection`` costs a greenlet switch at every call, ~20 µs, a dozen times
     per claim; a write session (``Database._write_session``) lives for one transaction on one
     connection, so its runner keeps the connection once asked."""
-    runner = session.info.get(_ASYNCPG)
+    runner = session.info.get(_STATEMENTS)
     if runner is None:
         return await session.connection(), None
     connection = session.info.get(_CONNECTION)
@@ -414,9 +423,6 @@ def _ping_when_idle(engine: AsyncEngine) -> None:
             raise DisconnectionError(f"idle connection failed its ping: {exc!r}") from exc
         if alive is False:
             raise DisconnectionError("idle connection failed its ping")
-
-
-_BEGIN_IMMEDIATE = text(sqlite_driver.BEGIN_IMMEDIATE)
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects

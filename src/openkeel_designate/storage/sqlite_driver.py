@@ -77,17 +77,8 @@ class OneTripCursor:
     async def _one_trip(self, sql: str, parameters: Any, many: bool) -> OneTripCursor:
         connection = self._connection
         bounded, connection.bounded_next = connection.bounded_next, False
-        try:
-            outcome = connection.run_here(sql, parameters, many, bounded)
-            if outcome is None:
-                if not sql.startswith(("SELECT", BEGIN_IMMEDIATE)):
-                    connection.wrote_elsewhere = True
-                outcome = await connection._execute(_run, connection, sql, parameters, many)
-        except BaseException:
-            connection.in_transaction = True  # unknown after a failure: roll back for real
-            raise
-        (self.description, self.rowcount, self.lastrowid, self._rows,
-         connection.in_transaction) = outcome
+        self.description, self.rowcount, self.lastrowid, self._rows = \
+            await connection.statement(sql, parameters, many, bounded)
         return self
 
     async def fetchall(self) -> list[Any]:
@@ -199,6 +190,23 @@ class OneTripConnection(aiosqlite.Connection):
             return None  # over the budget: read again on the connection's thread
         finally:
             raw.set_progress_handler(None, 0)
+
+    async def statement(self, sql: str, parameters: Any, many: bool, bounded: bool
+                        ) -> tuple[_Description, int, int | None, list[Any]]:
+        """One statement, rows included: here if it may run here, else in one crossing to
+        the connection's thread. ``bounded``: its caller vouched that it is small. (What
+        ``OneTripCursor`` runs, and ``sqlite_statements`` without a cursor.)"""
+        try:
+            outcome = self.run_here(sql, parameters, many, bounded)
+            if outcome is None:
+                if not sql.startswith(("SELECT", BEGIN_IMMEDIATE)):
+                    self.wrote_elsewhere = True
+                outcome = await self._execute(_run, self, sql, parameters, many)
+        except BaseException:
+            self.in_transaction = True  # unknown after a failure: roll back for real
+            raise
+        self.in_transaction = outcome[4]
+        return outcome[:4]
 
     def cursor(self) -> OneTripCursor:  # type: ignore[override]
         # Not a coroutine: opening a cursor crosses to no thread; SQLAlchemy awaits __aenter__.
