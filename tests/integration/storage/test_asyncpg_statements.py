@@ -5,20 +5,22 @@ They must return what SQLAlchemy's execution of the same statement returns, leav
 cannot run as SQLAlchemy would to SQLAlchemy, and answer a connection the server dropped as
 SQLAlchemy's path does: 503 for that read, a fresh connection for the next one. Inside a write
 transaction they must be part of it from its first statement, and fail as SQLAlchemy's
-execution fails: a unique violation is a Duplicate, a serialization failure is retried.
+execution fails: a serialization failure is retried. What both runners must do alike is in
+``test_direct_statements.py``.
 """
 
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import bindparam, event, insert, select, text
+from sqlalchemy import bindparam, text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import migrate, quotas, recordsets, rows, zones
+from openkeel_designate.storage import migrate, zones
 from openkeel_designate.storage.asyncpg_statements import Unsupported
 from openkeel_designate.storage.database import Database, execute, execute_many
-from openkeel_designate.storage.models import Tld, Zone, new_id, utcnow
+from openkeel_designate.storage.models import utcnow
 from support.databases import empty_database_url
+from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
 pytestmark = pytest.mark.integration
 
@@ -36,10 +38,7 @@ async def test_rows_are_those_sqlalchemy_returns(url: str) -> None:
     db = Database(url)
     try:
         async with db.read() as session, session.begin():
-            session.add(Zone(id="z-1", tenant_id="p", name="a.example.", email="h@a.example",
-                             ttl=300, refresh=1, retry=2, expire=3, minimum=4, serial=5,
-                             shard=6, pool_id="pool", reverse_name=".elpmaxe.a",
-                             transferred_at=utcnow(), description="d ✓"))
+            session.add(a_zone(transferred_at=utcnow(), description="d ✓"))
             await session.flush()
             zones.add_attributes(session, "z-1", {"k": "v"})
         params = {"zone_id": "z-1", "project_id": "p"}
@@ -82,25 +81,6 @@ async def test_a_connection_dropped_by_the_server_answers_503_then_reads_go_on(u
         await killer.dispose()
 
 
-INSERT_TLD = insert(Tld.__table__)
-TLD_NAMES = select(Tld.name).order_by(Tld.name)
-
-
-def tld(name: str, tld_id: str | None = None) -> dict:
-    return rows.complete(Tld, {"id": tld_id or new_id(), "name": name, "created_at": utcnow()})
-
-
-class SQLAlchemyStatements:
-    """The statements SQLAlchemy's execution sent (those asyncpg ran itself are not here)."""
-
-    def __init__(self, db: Database) -> None:
-        self.sent: list[str] = []
-        event.listen(db.engine.sync_engine, "before_cursor_execute", self._one)
-
-    def _one(self, _conn, _cursor, statement, *_rest) -> None:  # noqa: ANN001
-        self.sent.append(statement)
-
-
 async def test_a_write_run_first_is_part_of_the_transaction(url: str) -> None:
     """The adapter sends BEGIN lazily; a statement asyncpg runs before any of SQLAlchemy's must
     not run outside the transaction (autocommitted, surviving a rollback)."""
@@ -123,21 +103,6 @@ async def test_a_write_run_first_is_part_of_the_transaction(url: str) -> None:
         assert not [sql for sql in seen.sent if "tlds" in sql], "asyncpg ran none of them"
         [names] = await db.point_reads([(TLD_NAMES, {})])
         assert [name for (name,) in names] == ["kept", "kept2"]
-    finally:
-        await db.dispose()
-
-
-async def test_a_unique_violation_is_a_duplicate(url: str) -> None:
-    db = Database(url)
-    try:
-        async def twice(session) -> None:  # noqa: ANN001
-            await execute_many(session, INSERT_TLD, [tld("first")])
-            await execute_many(session, INSERT_TLD, [tld("first")])
-
-        with pytest.raises(errors.Duplicate):
-            await db.transaction(twice)
-        [names] = await db.point_reads([(TLD_NAMES, {})])
-        assert names == []
     finally:
         await db.dispose()
 
@@ -181,38 +146,3 @@ async def test_a_connection_dropped_inside_a_write_answers_503_then_writes_go_on
     finally:
         await db.dispose()
         await killer.dispose()
-
-
-async def test_a_recordset_create_runs_its_statements_by_asyncpg(url: str) -> None:
-    """The statements of a recordset POST's transaction (the zone locked, the facts of the
-    name, the rows, the zone marked PENDING): none through SQLAlchemy's execution, and the
-    rows they wrote read back as SQLAlchemy wrote them."""
-    db = Database(url)
-    try:
-        async with db.read() as session, session.begin():
-            session.add(Zone(id="z-1", tenant_id="p", name="a.example.", email="h@a.example",
-                             ttl=300, refresh=1, retry=2, expire=3, minimum=4, serial=5,
-                             shard=6, pool_id="pool", reverse_name=".elpmaxe.a"))
-        seen = SQLAlchemyStatements(db)
-
-        async def create(session) -> object:  # noqa: ANN001
-            zone = await zones.get_locked_copy(session, "z-1", project_id="p", all_tenants=False)
-            assert zone is not None and zone.name == "a.example."
-            facts = await recordsets.placement_facts(session, "z-1", "www.a.example.", "p",
-                                                     quotas.Caps({"zone_recordsets": 500, "zone_records": 500}, False))
-            assert (facts.recordsets, facts.child_zones) == (0, [])
-            recordset = recordsets.recordset_row(zone, "www.a.example.", "A", tenant_id="p")
-            await recordsets.insert_rows(session, [recordset], [recordsets.record_row(
-                zone, recordset["id"], "p", "192.0.2.1")])
-            await zones.mark_pending(session, "z-1", "UPDATE", True)
-            return recordset["id"]
-
-        recordset_id = await db.transaction(create)
-        assert seen.sent == []
-        [records, [zone]] = await db.point_reads([
-            (text("SELECT data, status FROM records WHERE recordset_id = :id"), {"id": recordset_id}),
-            (text("SELECT status, action FROM zones WHERE id = 'z-1'"), {})])
-        assert [tuple(row) for row in records] == [("192.0.2.1", "PENDING")]
-        assert tuple(zone) == ("PENDING", "UPDATE")
-    finally:
-        await db.dispose()

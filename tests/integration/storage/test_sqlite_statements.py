@@ -3,8 +3,8 @@
 
 They must return what SQLAlchemy's execution of the same statement returns, its conversions
 included (SQLite keeps a DateTime as text), be part of the one transaction the session commits
-or rolls back, leave what they cannot run as SQLAlchemy would to SQLAlchemy, and fail as
-SQLAlchemy's execution fails: a unique violation is a Duplicate.
+or rolls back, and leave what they cannot run as SQLAlchemy would to SQLAlchemy. What both
+runners must do alike is in ``test_direct_statements.py``.
 """
 
 from __future__ import annotations
@@ -12,19 +12,16 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from sqlalchemy import bindparam, event, insert, select, text
+from sqlalchemy import bindparam, select, text
 
-from openkeel_designate.domain import errors
-from openkeel_designate.storage import migrate, quotas, recordsets, rows, zones
+from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database, bounded, execute, execute_count, execute_many
-from openkeel_designate.storage.models import Tld, Zone, new_id, utcnow
+from openkeel_designate.storage.models import Zone
 from openkeel_designate.storage.prebuilt import Unsupported
 from support.databases import empty_database_url
+from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
 pytestmark = pytest.mark.integration
-
-INSERT_TLD = insert(Tld.__table__)
-TLD_NAMES = select(Tld.name).order_by(Tld.name)
 
 
 @pytest.fixture
@@ -32,27 +29,6 @@ def url():
     with empty_database_url("sqlite", prefix="okd-sqlite-statements-") as made:
         migrate.upgrade(made)
         yield made
-
-
-def tld(name: str, tld_id: str | None = None) -> dict:
-    return rows.complete(Tld, {"id": tld_id or new_id(), "name": name, "created_at": utcnow()})
-
-
-class SQLAlchemyStatements:
-    """The statements SQLAlchemy's execution sent (those the runner ran itself are not here)."""
-
-    def __init__(self, db: Database) -> None:
-        self.sent: list[str] = []
-        event.listen(db.engine.sync_engine, "before_cursor_execute", self._one)
-
-    def _one(self, _conn, _cursor, statement, *_rest) -> None:  # noqa: ANN001
-        self.sent.append(statement)
-
-
-def a_zone(**changes: object) -> Zone:
-    return Zone(**{"id": "z-1", "tenant_id": "p", "name": "a.example.", "email": "h@a.example",
-                   "ttl": 300, "refresh": 1, "retry": 2, "expire": 3, "minimum": 4, "serial": 5,
-                   "shard": 6, "pool_id": "pool", "reverse_name": ".elpmaxe.a", **changes})
 
 
 async def test_rows_are_those_sqlalchemy_returns_converted_alike(url: str) -> None:
@@ -109,21 +85,6 @@ async def test_a_write_is_part_of_the_transaction(url: str) -> None:
         await db.dispose()
 
 
-async def test_a_unique_violation_is_a_duplicate(url: str) -> None:
-    db = Database(url)
-    try:
-        async def twice(session) -> None:  # noqa: ANN001
-            await execute_many(session, bounded(INSERT_TLD), [tld("first")])
-            await execute_many(session, bounded(INSERT_TLD), [tld("first")])
-
-        with pytest.raises(errors.Duplicate):
-            await db.transaction(twice)
-        [names] = await db.point_reads([(TLD_NAMES, {})])
-        assert names == []
-    finally:
-        await db.dispose()
-
-
 async def test_what_the_runner_cannot_run_goes_through_sqlalchemy(url: str) -> None:
     """An expanding IN-list is refused by the runner, every time, and runs the general way
     with the same rows."""
@@ -139,39 +100,5 @@ async def test_what_the_runner_cannot_run_goes_through_sqlalchemy(url: str) -> N
 
         assert [[tuple(row) for row in found] for found in await db.transaction(reads)] == [[(1,)], [(1,)]]
         assert len([sql for sql in seen.sent if "IN (" in sql]) == 2
-    finally:
-        await db.dispose()
-
-
-async def test_a_recordset_create_runs_no_statement_through_sqlalchemy(url: str) -> None:
-    """The statements of a recordset POST's transaction (BEGIN IMMEDIATE, the zone locked,
-    the facts of the name, the rows, the zone marked PENDING): none through SQLAlchemy's
-    execution, and the rows they wrote read back as SQLAlchemy wrote them."""
-    db = Database(url)
-    try:
-        async with db.read() as session, session.begin():
-            session.add(a_zone())
-        seen = SQLAlchemyStatements(db)
-
-        async def create(session) -> object:  # noqa: ANN001
-            zone = await zones.get_locked_copy(session, "z-1", project_id="p", all_tenants=False)
-            assert zone is not None and zone.name == "a.example."
-            assert isinstance(zone.created_at, datetime.datetime)
-            facts = await recordsets.placement_facts(session, "z-1", "www.a.example.", "p",
-                                                     quotas.Caps({"zone_recordsets": 500, "zone_records": 500}, False))
-            assert (facts.recordsets, facts.child_zones) == (0, [])
-            recordset = recordsets.recordset_row(zone, "www.a.example.", "A", tenant_id="p")
-            await recordsets.insert_rows(session, [recordset], [recordsets.record_row(
-                zone, recordset["id"], "p", "192.0.2.1")])
-            await zones.mark_pending(session, "z-1", "UPDATE", True)
-            return recordset["id"]
-
-        recordset_id = await db.transaction(create)
-        assert seen.sent == []
-        [records, [zone]] = await db.point_reads([
-            (text("SELECT data, status FROM records WHERE recordset_id = :id"), {"id": recordset_id}),
-            (text("SELECT status, action FROM zones WHERE id = 'z-1'"), {})])
-        assert [tuple(row) for row in records] == [("192.0.2.1", "PENDING")]
-        assert tuple(zone) == ("PENDING", "UPDATE")
     finally:
         await db.dispose()
