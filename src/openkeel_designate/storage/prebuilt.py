@@ -114,8 +114,10 @@ class Statements:
                                bind.type.dialect_impl(dialect).bind_processor(dialect)))
         columns = list(getattr(statement, "exported_columns", ()))
         returned = getattr(compiled, "_result_columns", None)
-        if returned is not None and len(returned) != len(columns):
-            # (an ORM option adding columns of its own, say): the conversions would not line up
+        if columns and returned is not None and len(returned) != len(columns):
+            # (an ORM option adding columns of its own, say): the conversions would not line up.
+            # With none exported, what comes back is the INSERT's primary key that SQLAlchemy
+            # asks for itself (RETURNING id on PostgreSQL), which nobody converts or reads.
             raise Unsupported(f"{len(returned)} columns returned for {len(columns)} exported")
         results = []
         for column in columns:
