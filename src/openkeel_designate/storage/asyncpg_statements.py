@@ -43,7 +43,6 @@ from openkeel_designate.storage.prebuilt import Compiled, Statements, Unsupporte
 
 T = TypeVar("T")
 Query = tuple[Executable, dict[str, Any]]
-__all__ = ["AsyncpgStatements", "ConnectionLost", "Unsupported", "driver_connection"]
 
 
 class ConnectionLost(Exception):

@@ -25,8 +25,9 @@ from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, 
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import sqlite_driver
-from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost, Unsupported
+from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
+from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
 from openkeel_designate.storage.wal import Checkpoints
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn

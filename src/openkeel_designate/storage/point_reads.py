@@ -63,12 +63,9 @@ class PointReader:
             if self._connection is None:
                 self._connection = self._engine.connect()
             return [self._rows(self._connection, statement, params) for statement, params in queries]
-        except OperationalError as exc:
+        except (OperationalError, sqlite3.OperationalError) as exc:  # SQLAlchemy's, or the driver's
             self.close()  # whatever state it is in, the next call starts afresh
-            raise Declined(str(exc.orig)) from exc
-        except sqlite3.OperationalError as exc:
-            self.close()
-            raise Declined(str(exc)) from exc
+            raise Declined(str(getattr(exc, "orig", exc))) from exc
 
     def _rows(self, connection: Connection, statement: Executable, params: dict[str, Any]) -> list[Any]:
         try:
@@ -78,9 +75,7 @@ class PointReader:
         raw: sqlite3.Connection = connection.connection.driver_connection  # type: ignore[assignment]
         cursor = raw.execute(compiled.sql, compiled.arguments(params))
         try:
-            found = cursor.fetchall()
-            return compiled.rows([column[0] for column in cursor.description], found) \
-                if cursor.description else []
+            return compiled.described_rows(cursor.description, cursor.fetchall())
         finally:
             cursor.close()
 

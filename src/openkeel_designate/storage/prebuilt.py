@@ -67,6 +67,13 @@ class Compiled:
         return [row._make([value if process is None or value is None else process(value)
                            for process, value in zip(processors, one)]) for one in values]
 
+    def described_rows(self, description: Any, values: Sequence[Sequence[Any]]) -> list[Any]:
+        """``rows`` of a DB-API cursor (sqlite3's): its columns named by its ``description``,
+        none when the statement returns none."""
+        if not description:
+            return []
+        return self.rows([column[0] for column in description], values)
+
 
 class Statements:
     """The compiled form of each statement for one dialect, compiled at its first run."""

@@ -30,10 +30,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from openkeel_designate.storage.prebuilt import Compiled, Statements, Unsupported
+from openkeel_designate.storage.prebuilt import Statements, Unsupported
 from openkeel_designate.storage.sqlite_driver import BEGIN_IMMEDIATE, OneTripConnection
-
-__all__ = ["SqliteStatements", "Unsupported"]
 
 
 class SqliteStatements:
@@ -55,7 +53,7 @@ class SqliteStatements:
         compiled = self._statements.prepare(statement)
         description, _, rows = await self._run(connection, compiled.sql, compiled.arguments(params),
                                                False, _bounded(statement, options))
-        return _rows(compiled, description, rows)
+        return compiled.described_rows(description, rows)
 
     async def count_in(self, connection: AsyncConnection, statement: Executable,
                        params: dict[str, Any], options: dict[str, Any] | None = None) -> int:
@@ -100,8 +98,3 @@ def _bounded(statement: Executable, options: dict[str, Any] | None) -> bool:
     return bool(statement.get_execution_options().get("bounded")
                 or (options is not None and options.get("bounded")))
 
-
-def _rows(compiled: Compiled, description: Any, rows: list[Any]) -> list[Any]:
-    if not description:
-        return []
-    return compiled.rows([column[0] for column in description], rows)

@@ -16,9 +16,9 @@ from sqlalchemy import bindparam, text
 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import migrate, zones
-from openkeel_designate.storage.asyncpg_statements import Unsupported
 from openkeel_designate.storage.database import Database, execute, execute_many
 from openkeel_designate.storage.models import utcnow
+from openkeel_designate.storage.prebuilt import Unsupported
 from support.databases import empty_database_url
 from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
