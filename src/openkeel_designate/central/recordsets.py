@@ -118,11 +118,6 @@ async def locked_copy_for_write(session: AsyncSession, ctx: RequestContext,
     return zone, shared
 
 
-async def mark_pending_now(session: AsyncSession, zone: Zone, action: str = "UPDATE") -> None:
-    """``mark_pending`` of a zone held as a frozen copy: the same columns, written at once."""
-    await zone_store.mark_pending(session, zone.id, action, bump_serial=zone.type == "PRIMARY")
-
-
 async def check_placement(session: AsyncSession, zone: Zone, name: str, rtype: str,
                           max_len: int, conf_types: list[str],
                           caps: quota_store.Caps) -> rs_store.PlacementFacts:
@@ -198,9 +193,8 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
             existing = await rs_store.find_one(session, zone.id, values["name"],
                                                values["type"])
             condition.check(None if existing is None else await _etag(session, existing))
-        recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data)
-        if created:
-            await mark_pending_now(session, zone)
+        recordset, created = await insert_recordset(svc, ctx, session, zone, shared, values, data,
+                                                    mark_pending=True)
         return RecordSetView.of(recordset, created, zone.name)
 
     try:
@@ -227,9 +221,10 @@ def check_new(svc: Services, values: dict[str, Any]) -> list[str]:
 
 
 async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
-                           shared: bool, values: dict[str, Any],
-                           data: list[str]) -> tuple[RecordSet, list[Record]]:
-    """Policy, placement and quotas, then the rows; the caller marks the zone pending.
+                           shared: bool, values: dict[str, Any], data: list[str], *,
+                           mark_pending: bool = False) -> tuple[RecordSet, list[Record]]:
+    """Policy, placement and quotas, then the rows; ``mark_pending``: the zone marked pending
+    in the same write (a single create), else the caller marks it.
 
     Shared with change batches, which apply many of these under one zone lock and one serial.
     """
@@ -249,7 +244,11 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
                                        values.get("description"), tenant_id=ctx.project_id)
     created = [rs_store.record_row(zone, recordset["id"], recordset["tenant_id"], item)
                for item in data]
-    await rs_store.insert_rows(session, [recordset], created)
+    if mark_pending:
+        await rs_store.insert_marking_pending(session, recordset, created, "UPDATE",
+                                              bump_serial=zone.type == "PRIMARY")
+    else:
+        await rs_store.insert_rows(session, [recordset], created)
     return (rows.frozen_from(RecordSet, recordset),
             [rows.frozen_from(Record, record) for record in created])
 

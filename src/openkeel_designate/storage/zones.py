@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (ColumnElement, Select, String, bindparam, cast, delete, exists, func, literal,
                         or_, select, true, union_all, update)
@@ -152,7 +153,7 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
             {False: bounded(pending), True: bounded(pending.values(increment_serial=True))})
 
 
-_LOCKED_READS, _MARK_PENDING = _write_path()
+_LOCKED_READS, MARK_PENDING = _write_path()
 
 
 async def get_locked_copy(session: AsyncSession, zone_id: str, *, project_id: str | None,
@@ -169,8 +170,12 @@ async def get_locked_copy(session: AsyncSession, zone_id: str, *, project_id: st
 
 async def mark_pending(session: AsyncSession, zone_id: str, action: str, bump_serial: bool) -> None:
     """``central.zones.mark_pending`` as one UPDATE, for a zone held as a frozen copy."""
-    await execute(session, _MARK_PENDING[bump_serial],
-                  {"zone_id": zone_id, "action": action, "now": utcnow()})
+    await execute(session, MARK_PENDING[bump_serial], pending_params(zone_id, action))
+
+
+def pending_params(zone_id: str, action: str) -> dict[str, Any]:
+    """The parameters of ``MARK_PENDING`` (also inside ``recordsets.insert_marking_pending``)."""
+    return {"zone_id": zone_id, "action": action, "now": utcnow()}
 
 
 async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,

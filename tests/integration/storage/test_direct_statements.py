@@ -56,18 +56,78 @@ async def test_a_recordset_create_runs_no_statement_through_sqlalchemy(url: str)
                 session, "z-1", "www.a.example.", "p",
                 quotas.Caps({"zone_recordsets": 500, "zone_records": 500}, False))
             assert (facts.recordsets, facts.child_zones) == (0, [])
-            recordset = recordsets.recordset_row(zone, "www.a.example.", "A", tenant_id="p")
-            await recordsets.insert_rows(session, [recordset], [recordsets.record_row(
-                zone, recordset["id"], "p", "192.0.2.1")])
-            await zones.mark_pending(session, "z-1", "UPDATE", True)
-            return recordset["id"]
+            return await _create(session, zone, "www.a.example.", ["192.0.2.1", "192.0.2.2"])
 
         recordset_id = await db.transaction(create)
         assert seen.sent == []
-        [records, [zone]] = await db.point_reads([
-            (text("SELECT data, status FROM records WHERE recordset_id = :id"), {"id": recordset_id}),
-            (text("SELECT status, action FROM zones WHERE id = 'z-1'"), {})])
-        assert [tuple(row) for row in records] == [("192.0.2.1", "PENDING")]
-        assert tuple(zone) == ("PENDING", "UPDATE")
+        assert await _written(db, recordset_id) == (
+            [("192.0.2.1", "PENDING"), ("192.0.2.2", "PENDING")], ("PENDING", "UPDATE", True, 2))
     finally:
         await db.dispose()
+
+
+@pytest.mark.parametrize("count", [1, recordsets.MERGED_RECORDS, recordsets.MERGED_RECORDS + 1])
+async def test_a_recordset_create_writes_its_rows_and_marks_the_zone(url: str, count: int) -> None:
+    """``insert_marking_pending``, one statement on PostgreSQL up to ``MERGED_RECORDS`` records
+    (data-modifying CTEs) and three beyond and elsewhere: the same rows either way."""
+    db = Database(url)
+    try:
+        async with db.read() as session, session.begin():
+            session.add(a_zone())
+        data = [f"192.0.2.{index}" for index in range(1, count + 1)]
+
+        async def create(session) -> str:  # noqa: ANN001
+            zone = await zones.get_locked_copy(session, "z-1", project_id="p", all_tenants=False)
+            return await _create(session, zone, "www.a.example.", data)
+
+        recordset_id = await db.transaction(create)
+        assert await _written(db, recordset_id) == (
+            [(item, "PENDING") for item in sorted(data)], ("PENDING", "UPDATE", True, 2))
+    finally:
+        await db.dispose()
+
+
+async def test_a_duplicate_create_is_a_duplicate_and_writes_nothing(url: str) -> None:
+    """The second create of a name and type (in another case) breaks the unique key inside the
+    merged statement on PostgreSQL: Duplicate, and neither its rows nor its mark are written."""
+    db = Database(url)
+    try:
+        async with db.read() as session, session.begin():
+            session.add(a_zone())
+
+        async def create(name: str) -> str:
+            async def work(session) -> str:  # noqa: ANN001
+                zone = await zones.get_locked_copy(session, "z-1", project_id="p", all_tenants=False)
+                return await _create(session, zone, name, ["192.0.2.1"])
+            return await db.transaction(work)
+
+        await create("www.a.example.")
+        [[before]] = await db.point_reads([(text("SELECT change_seq FROM zones"), {})])
+        with pytest.raises(errors.Duplicate):
+            await create("WWW.a.example.")
+        [[[count]], [after]] = await db.point_reads([
+            (text("SELECT count(*) FROM records"), {}),
+            (text("SELECT change_seq FROM zones"), {})])
+        assert (count, tuple(after)) == (1, tuple(before))
+    finally:
+        await db.dispose()
+
+
+async def _create(session, zone, name: str, data: list[str]) -> str:  # noqa: ANN001
+    recordset = recordsets.recordset_row(zone, name, "A", tenant_id="p")
+    await recordsets.insert_marking_pending(
+        session, recordset, [recordsets.record_row(zone, recordset["id"], "p", item)
+                             for item in data], "UPDATE", bump_serial=True)
+    return recordset["id"]
+
+
+async def _written(db: Database, recordset_id: str) -> tuple[list[tuple], tuple]:
+    """The recordset's records (data, status) and the zone's (status, action,
+    increment_serial, change_seq: 1 when made, so 2 after one create)."""
+    [records, [zone]] = await db.point_reads([
+        (text("SELECT data, status FROM records WHERE recordset_id = :id ORDER BY data"),
+         {"id": recordset_id}),
+        (text("SELECT status, action, increment_serial, change_seq FROM zones WHERE id = 'z-1'"),
+         {})])
+    status, action, increment_serial, change_seq = zone
+    return [tuple(row) for row in records], (status, action, bool(increment_serial), change_seq)
