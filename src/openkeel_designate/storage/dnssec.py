@@ -74,17 +74,19 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
 _ADVANCE_EPOCH = _claim_statements()
 
 
-def _signing_statements():  # noqa: ANN202 - prebuilt statements
-    """mdns's read of a zone's signing, on every transfer (``zonesource._read_statements``)."""
+def _signing_statement():  # noqa: ANN202 - prebuilt statement
+    """mdns's read of a zone's signing, on every transfer (``zonesource._read_statements``):
+    the setting with each of its keys, one row per key (one with no key columns when it has
+    none), in one statement: the setting and the keys as two reads were two round trips to
+    PostgreSQL on every transfer of every zone, the second wasted on the unsigned ones."""
     zd, zk = ZoneDnssec.__table__, ZoneDnssecKey.__table__
-    setting = select(zd.c.enabled, zd.c.nsec, zd.c.disabling, zd.c.epoch,
-                     zd.c.epoch_serial).where(zd.c.zone_id == bindparam("b_zone_id"))
-    sealed = (select(zk.c.flags, zk.c.algorithm, zk.c.private_key)
-              .where(zk.c.zone_id == bindparam("b_zone_id")).order_by(zk.c.id))
-    return setting, sealed
+    return (select(zd.c.enabled, zd.c.nsec, zd.c.disabling, zd.c.epoch, zd.c.epoch_serial,
+                   zk.c.flags, zk.c.algorithm, zk.c.private_key)
+            .select_from(zd.outerjoin(zk, zk.c.zone_id == zd.c.zone_id))
+            .where(zd.c.zone_id == bindparam("b_zone_id")).order_by(zk.c.id))
 
 
-_SETTING, _SEALED_KEYS = _signing_statements()
+_SIGNING = _signing_statement()
 
 
 def epoch_due(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
@@ -104,16 +106,14 @@ def is_signed(zone_id: ColumnElement[str]) -> ColumnElement[bool]:
 
 
 async def signing(db: Database, zone_id: str) -> ZoneSigning | None:
-    """The zone's signing setting; None when DNSSEC was never turned on for it.
-
-    Point reads, both at once (a setting row and a zone's few keys)."""
-    params = {"b_zone_id": zone_id}
-    found, sealed = await db.point_reads([(_SETTING, params), (_SEALED_KEYS, params)])
+    """The zone's signing setting; None when DNSSEC was never turned on for it (a point read)."""
+    [found] = await db.point_reads([(_SIGNING, {"b_zone_id": zone_id})])
     if not found:
         return None
     row = found[0]
     return ZoneSigning(bool(row.enabled), row.nsec,
-                       tuple(SealedKey(f, a, s) for f, a, s in sealed),
+                       tuple(SealedKey(r.flags, r.algorithm, r.private_key)
+                             for r in found if r.private_key is not None),
                        bool(row.enabled and row.disabling), row.epoch,
                        None if row.epoch_serial is None else int(row.epoch_serial))
 

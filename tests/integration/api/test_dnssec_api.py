@@ -14,6 +14,7 @@ import dns.rdata
 import dns.rdataclass
 import dns.rdatatype
 
+from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import dnssec_kek
 
 OWNER = {"X-Auth-Project-ID": "owner", "X-Roles": "member,reader"}
@@ -66,7 +67,7 @@ async def test_enable_makes_keys_and_ds_and_a_zone_update(client, conf):
     assert stat.S_IMODE(os.stat(kek_file).st_mode) == 0o600
 
 
-async def test_ed25519_nsec3_then_disable(client):
+async def test_ed25519_nsec3_then_disable(client, services):
     zone = await make_zone(client, "ed.example.org.")
     path = f"/v2/zones/{zone['id']}/dnssec"
     body = (await client.put(path, headers=OWNER, json={
@@ -84,12 +85,19 @@ async def test_ed25519_nsec3_then_disable(client):
     assert first.status_code == 202
     assert first.json()["state"] == "DISABLING" and first.json()["enabled"] is True
     assert {k["key_tag"] for k in first.json()["keys"]} == tags
+    # what mdns reads on every transfer (one statement: the setting with its keys)
+    read = await dnssec_store.signing(services.db, zone["id"])
+    assert (read.enabled, read.disabling, read.nsec) == (True, True, "NSEC")
+    assert sorted(k.flags for k in read.keys) == [256, 257] and {
+        k.algorithm for k in read.keys} == {15} and all(k.sealed for k in read.keys)
     refused = await client.post(f"{path}/rollover", headers=OWNER)
     assert refused.status_code == 400 and "disabled" in refused.json()["message"]
     off = await client.put(path, headers=OWNER, json={"enabled": False})
     assert off.status_code == 202
     assert off.json()["enabled"] is False and off.json()["keys"] == [] and off.json()["ds"] == []
     assert off.json()["state"] == "UNSIGNED"
+    read = await dnssec_store.signing(services.db, zone["id"])  # the setting, no key left
+    assert (read.enabled, read.keys) == (False, ())
 
 
 async def test_other_projects_get_404_and_readers_403(client):
@@ -144,7 +152,6 @@ async def test_the_signing_epoch_moves_with_the_serial_that_starts_it(client, se
     serial (never between two serials): at enabling, at the producer's refresh, and not at an
     ordinary change of records."""
     from openkeel_designate.central import dnssec as central_dnssec
-    from openkeel_designate.storage import dnssec as dnssec_store
     from openkeel_designate.storage import workqueue
 
     zone = await make_zone(client, "epoch.example.org.")
