@@ -24,8 +24,9 @@ import os
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, bindparam, case, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -94,6 +95,22 @@ def _claimable(now):
     )
 
 
+def _prepare_head(zone_id: ColumnElement[str]) -> tuple[ColumnElement, ...]:
+    """Of a claim's candidate, what says whether its step is worth preparing (``_large``): the
+    size of its newest snapshot and, without one, whether it has ``PREPARE_RECORDS`` records
+    (the one at that place looked up, no further); columns of the candidates' read, a read
+    of its own per candidate was a round trip each on PostgreSQL."""
+    zc, r = ZoneChange.__table__, Record.__table__
+    size = (select(func.length(zc.c.snapshot))
+            .where(zc.c.zone_id == zone_id, zc.c.snapshot.is_not(None))
+            .order_by(zc.c.id.desc()).limit(1).scalar_subquery())
+    last = (select(r.c.id).where(r.c.zone_id == zone_id).limit(1)
+            .offset(bindparam("last_record")).scalar_subquery())  # PREPARE_RECORDS - 1
+    # looked up only without a snapshot: the size says enough otherwise
+    many = case((size.is_(None), case((last.is_not(None), 1), else_=0)), else_=0)
+    return size.label("size"), many.label("many")
+
+
 def _claim_statements():  # noqa: ANN202 - prebuilt statements
     """The reads of a claim, built once: per claim only the values change.
 
@@ -104,10 +121,17 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     """
     z, rs, ns = Zone.__table__, RecordSet.__table__, PoolNsRecord.__table__
     now = bindparam("now")
-    candidates = select(z.c.id, z.c.lease_owner, z.c.action).where(_claimable(now))
-    idle = candidates.order_by(z.c.updated_at).limit(bindparam("limit"))
-    busy = candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))).order_by(
-        z.c.updated_at).limit(bindparam("limit"))
+    candidates = select(z.c.id, z.c.lease_owner, z.c.action, z.c.change_seq,
+                        z.c.updated_at).where(_claimable(now))
+
+    def with_heads(found: Select) -> Select:
+        """The candidates found, each with what says whether its step is worth preparing
+        (``_prepare_steps``), read for those found only, whatever the engine's plan."""
+        c = found.order_by(z.c.updated_at).limit(bindparam("limit")).subquery()
+        return select(c.c.id, c.c.lease_owner, c.c.action, c.c.change_seq,
+                      *_prepare_head(c.c.id)).order_by(c.c.updated_at)
+    idle = with_heads(candidates)
+    busy = with_heads(candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))))
     # The zone read with more columns, each a statement of its own before:
     # * whether it is signed;
     # * whether the change is small: the records not yet ACTIVE, which both the claim's stamp
@@ -143,24 +167,11 @@ _CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE = _claim_statements()
 
 
 def _prepare_statements():  # noqa: ANN202 - prebuilt statements
-    """What says whether a zone's step is worth preparing, one point read: its ``change_seq``,
-    the size of its newest snapshot and its records counted up to ``PREPARE_RECORDS``; and its
-    SOA as served, read again inside the claim."""
-    z, zc, r = Zone.__table__, ZoneChange.__table__, Record.__table__
-    zone_id = bindparam("b_zone_id")
-    size = (select(func.length(zc.c.snapshot))
-            .where(zc.c.zone_id == zone_id, zc.c.snapshot.is_not(None))
-            .order_by(zc.c.id.desc()).limit(1).scalar_subquery())
-    some = select(r.c.id).where(r.c.zone_id == zone_id).limit(PREPARE_RECORDS).subquery()
-    records = select(func.count()).select_from(some).scalar_subquery()
-    # counted only without a snapshot: the size says enough otherwise
-    head = select(z.c.change_seq, size.label("size"),
-                  case((size.is_(None), records), else_=0).label("records")).where(
-        z.c.id == zone_id)
-    return head, SERVED.where(RecordSet.type == "SOA")
+    """A zone's SOA as served, read again inside the claim when a step was prepared."""
+    return SERVED.where(RecordSet.type == "SOA")
 
 
-_PREPARE_HEAD, _SERVED_SOA = _prepare_statements()
+_SERVED_SOA = _prepare_statements()
 
 
 def _write_statements():  # noqa: ANN202 - prebuilt statements
@@ -224,16 +235,15 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
 
     The zones are claimed many to a transaction (``_claim_slice``): one write turn per zone
     made a burst of creates wait behind the API's writes once per zone."""
-    params: dict = {"now": utcnow(), "limit": limit}
+    params: dict = {"now": utcnow(), "limit": limit, "last_record": PREPARE_RECORDS - 1}
     query = _CANDIDATES
     if busy:
         query, params["busy"] = _CANDIDATES_NOT_BUSY, list(busy)
     # A point read (``Database.point_reads``): on SQLite no thread hop; the UPDATE of each
     # claim checks again that the zone is still claimable.
     [found] = await db.point_reads([(query, params)])
-    candidates = [tuple(row) for row in found]
-    prepared = await _prepare_steps(db, [zone_id for zone_id, _, action in candidates
-                                         if action != "DELETE"])
+    candidates = [(row.id, row.lease_owner, row.action) for row in found]
+    prepared = await _prepare_steps(db, [row for row in found if row.action != "DELETE"])
     claimed: list[ClaimedZone] = []
     while candidates:
         used, taken = await db.transaction(
@@ -244,30 +254,27 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     return claimed
 
 
-async def _prepare_steps(db: Database, zone_ids: list[str]
-                         ) -> dict[str, zonehistory.PreparedStep]:
-    """The next IXFR step of each large zone among ``zone_ids``, made outside any write
-    transaction (``zonehistory.PreparedStep`` says why and when the claim may use it)."""
-    if not zone_ids:
-        return {}
-    heads = await db.point_reads([(_PREPARE_HEAD, {"b_zone_id": zone_id}) for zone_id in zone_ids])
+async def _prepare_steps(db: Database, heads: list[Any]) -> dict[str, zonehistory.PreparedStep]:
+    """The next IXFR step of each large zone among the candidates read (``heads``: rows of
+    ``_CANDIDATES``), made outside any write transaction (``zonehistory.PreparedStep`` says why
+    and when the claim may use it)."""
     prepared = {}
-    for zone_id, found in zip(zone_ids, heads):
-        if not found or not _large(found[0].size, found[0].records):
+    for head in heads:
+        if not _large(head.size, bool(head.many)):
             continue
         # change_seq was read first: a write after it shows as a newer one inside the claim.
         async with db.read() as session:
-            base = await zonehistory.newest_snapshot(session, zone_id)
+            base = await zonehistory.newest_snapshot(session, head.id)
             with gcpause.paused():  # the zone is read whole, as in ``_record_history``
-                served = await _served_set(session, zone_id)
-                prepared[zone_id] = await zonehistory.prepare_step(
-                    zone_id, found[0].change_seq, served, base)
+                served = await _served_set(session, head.id)
+                prepared[head.id] = await zonehistory.prepare_step(
+                    head.id, head.change_seq, served, base)
     return prepared
 
 
-def _large(snapshot_size: int | None, records: int) -> bool:
+def _large(snapshot_size: int | None, many_records: bool) -> bool:
     if snapshot_size is None:
-        return records >= PREPARE_RECORDS
+        return many_records
     return snapshot_size >= PREPARE_BYTES
 
 
