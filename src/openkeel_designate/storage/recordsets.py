@@ -155,7 +155,7 @@ async def insert_marking_pending(session: AsyncSession, recordset: dict, records
 
     On PostgreSQL they are one statement (``_merged_create``): each statement is a round trip
     to the server, and on loopback its send alone costs as much CPU as our side of a short
-    statement (bench/README.md, "A recordset POST's writes in one statement"). The records'
+    statement (bench/README.md, "fewer round trips to PostgreSQL per write"). The records'
     foreign key to the new recordset holds: PostgreSQL checks it at the end of the statement.
     Elsewhere (and for a recordset of many records), the three statements."""
     zone_id = recordset["zone_id"]
