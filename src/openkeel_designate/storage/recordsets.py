@@ -154,8 +154,8 @@ async def insert_marking_pending(session: AsyncSession, recordset: dict, records
     zone: a recordset POST's three writes.
 
     On PostgreSQL they are one statement (``_merged_create``): each statement is a round trip
-    to the server, and on loopback its send alone costs as much CPU as our side of a short
-    statement (bench/README.md, "fewer round trips to PostgreSQL per write"). The records'
+    to the server, ~48 µs of CPU and ~90 µs of clock over 127.0.0.1 whatever the statement
+    (bench/README.md, "fewer round trips to PostgreSQL per write"). The records'
     foreign key to the new recordset holds: PostgreSQL checks it at the end of the statement.
     Elsewhere (and for a recordset of many records), the three statements."""
     zone_id = recordset["zone_id"]
