@@ -111,6 +111,16 @@ def empty_database_url(kind: str, prefix: str = "okd-") -> Iterator[str]:
         db.drop()
 
 
+@contextlib.contextmanager
+def migrated_database_url(kind: str, prefix: str = "okd-") -> Iterator[str]:
+    """``empty_database_url`` with the schema made (every migration applied)."""
+    from openkeel_designate.storage import migrate
+
+    with empty_database_url(kind, prefix) as made:
+        migrate.upgrade(made)
+        yield made
+
+
 def database_exists(db: TestDatabase) -> bool:
     """Whether ``db`` is still on its server (for tests of the cleanup itself)."""
     if db.kind == "postgresql":

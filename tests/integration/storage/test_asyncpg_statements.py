@@ -15,11 +15,11 @@ import pytest
 from sqlalchemy import bindparam, text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import migrate, zones
+from openkeel_designate.storage import zones
 from openkeel_designate.storage.database import Database, execute, execute_many
 from openkeel_designate.storage.models import utcnow
 from openkeel_designate.storage.prebuilt import Unsupported
-from support.databases import empty_database_url
+from support.databases import migrated_database_url
 from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
 pytestmark = pytest.mark.integration
@@ -29,8 +29,7 @@ WHO = text("SELECT pg_backend_pid()")
 
 @pytest.fixture
 def url():
-    with empty_database_url("postgresql", prefix="okd-pgreads-") as made:
-        migrate.upgrade(made)
+    with migrated_database_url("postgresql", prefix="okd-pgreads-") as made:
         yield made
 
 

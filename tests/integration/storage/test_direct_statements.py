@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import migrate, quotas, recordsets, zones
+from openkeel_designate.storage import quotas, recordsets, zones
 from openkeel_designate.storage.database import Database, bounded, execute_many
-from support.databases import empty_database_url
+from support.databases import migrated_database_url
 from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
 pytestmark = pytest.mark.integration
@@ -20,8 +20,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request):
-    with empty_database_url(request.param, prefix="okd-direct-") as made:
-        migrate.upgrade(made)
+    with migrated_database_url(request.param, prefix="okd-direct-") as made:
         yield made
 
 

@@ -14,11 +14,10 @@ import datetime
 import pytest
 from sqlalchemy import bindparam, select, text
 
-from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database, bounded, execute, execute_count, execute_many
 from openkeel_designate.storage.models import Zone
 from openkeel_designate.storage.prebuilt import Unsupported
-from support.databases import empty_database_url
+from support.databases import migrated_database_url
 from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
 pytestmark = pytest.mark.integration
@@ -26,8 +25,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def url():
-    with empty_database_url("sqlite", prefix="okd-sqlite-statements-") as made:
-        migrate.upgrade(made)
+    with migrated_database_url("sqlite", prefix="okd-sqlite-statements-") as made:
         yield made
 
 

@@ -16,17 +16,16 @@ from sqlalchemy import text
 from openkeel_designate import config
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.central.services import Services
-from openkeel_designate.storage import migrate, wakeup
+from openkeel_designate.storage import wakeup
 from openkeel_designate.storage.database import Database
-from support.databases import empty_database_url
+from support.databases import migrated_database_url
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 def url():
-    with empty_database_url("postgresql", prefix="okd-wakeup-") as made:
-        migrate.upgrade(made)
+    with migrated_database_url("postgresql", prefix="okd-wakeup-") as made:
         yield made
 
 
