@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage.models import Zone
 
 
-async def create_managed(session: AsyncSession, zone: Zone, ns_hostnames: list[str]) -> None:
-    """SOA (every zone) and apex NS (PRIMARY zones) created with the zone."""
+def managed_rows(zone: Zone, ns_hostnames: list[str]) -> tuple[list[dict], list[dict]]:
+    """The recordsets and records of the SOA (every zone) and apex NS (PRIMARY zones) that
+    are created with the zone (``storage/zone_create.insert_zone`` writes them with it)."""
     soa = rs_store.recordset_row(zone, zone.name, "SOA")
     recordsets = [soa]
     records = [rs_store.record_row(zone, soa["id"], soa["tenant_id"],
@@ -20,4 +19,4 @@ async def create_managed(session: AsyncSession, zone: Zone, ns_hostnames: list[s
         recordsets.append(ns)
         records += [rs_store.record_row(zone, ns["id"], ns["tenant_id"], host, managed=True)
                     for host in ns_hostnames]
-    await rs_store.insert_rows(session, recordsets, records)
+    return recordsets, records

@@ -142,8 +142,9 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     if ancestors:
         row["parent_zone_id"] = max(ancestors, key=lambda z: len(z.name)).id
     masters = _parse_masters(values["masters"]) if zone_type == "SECONDARY" else []
-    zone = await create_store.insert_zone(session, row, attributes, masters)
-    await records.create_managed(session, zone, ns_hostnames)
+    row, zone = create_store.new_zone(row)
+    await create_store.insert_zone(session, row, attributes, masters,
+                                   *records.managed_rows(zone, ns_hostnames))
     await _adopt_descendants(session, zone, related)
     return ZoneView.of(zone, attributes, masters, False)
 

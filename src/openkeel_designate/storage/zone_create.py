@@ -12,18 +12,22 @@ new zone a frozen copy of the row as written.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from sqlalchemy import (ARRAY, ColumnElement, String, and_, any_, bindparam, func, insert, literal, or_,
-                        select, union_all, update)
+from sqlalchemy import (ARRAY, ColumnElement, Insert, String, and_, any_, bindparam, func, insert, literal,
+                        or_, select, union_all, update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.storage import facts, quotas, rows
+from openkeel_designate.storage import recordsets as recordset_store
 from openkeel_designate.storage.database import bounded, execute, execute_many
 from openkeel_designate.storage.models import (
     Blacklist,
     Quota,
+    Record,
+    RecordSet,
     Tld,
     Zone,
     ZoneAttribute,
@@ -127,26 +131,69 @@ async def read_facts(session: AsyncSession, project_id: str | None, name: str,
     return CreateFacts(count, overrides, tlds, blacklists, related, placement_of(found))
 
 
-async def insert_zone(session: AsyncSession, values: dict, attributes: dict[str, str],
-                      masters: list[tuple[str, int]]) -> object:
-    """The new zone's row (every column but the computed ones from ``values``) with its
-    attributes and masters; the frozen copy of the row as written."""
+def new_zone(values: dict) -> tuple[dict, object]:
+    """The new zone's row (every column but the computed ones from ``values``) and its frozen
+    copy, before anything is written: its managed recordsets are made from the copy and
+    written with it (``insert_zone``)."""
     key = names.key(values["name"])
     row = rows.complete(Zone, {**values, "name_key": key, "reverse_key": key[::-1],
                                "created_at": utcnow()})
-    await execute_many(session, _INSERT_ZONE, [row])
+    return row, rows.frozen_from(Zone, row)
+
+
+async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, str],
+                      masters: list[tuple[str, int]], recordsets: list[dict],
+                      records: list[dict]) -> None:
+    """The new zone's row (``new_zone``) with its attributes, masters and managed recordsets
+    and records (``recordsets.recordset_row``, ``record_row``).
+
+    On PostgreSQL, while each part has at most ``MERGED_ROWS`` rows, one statement
+    (``_merged_insert``): a round trip less per part (bench/README.md, "fewer round trips per
+    zone"). The foreign keys between the parts hold: PostgreSQL checks them at the end of
+    the statement. A duplicate name fails the whole statement, so nothing is written."""
     now = row["created_at"]
-    if attributes:
-        await execute_many(session, _INSERT_ATTRIBUTES, [
-            rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key, value=value,
-                                              created_at=now))
-            for key, value in attributes.items()])
-    if masters:
-        await execute_many(session, _INSERT_MASTERS, [
-            rows.complete(ZoneMaster, dict(id=new_id(), zone_id=row["id"], host=host, port=port,
-                                           created_at=now))
-            for host, port in masters])
-    return rows.frozen_from(Zone, row)
+    attribute_rows = [rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key,
+                                                        value=value, created_at=now))
+                      for key, value in attributes.items()]
+    master_rows = [rows.complete(ZoneMaster, dict(id=new_id(), zone_id=row["id"], host=host,
+                                                  port=port, created_at=now))
+                   for host, port in masters]
+    parts = (attribute_rows, master_rows, recordsets, records)
+    assert session.bind is not None
+    if session.bind.dialect.name == "postgresql" and all(len(p) <= MERGED_ROWS for p in parts):
+        params = {f"z_{key}": value for key, value in row.items()}
+        for (prefix, _), part in zip(_PARTS, parts):
+            for index, values in enumerate(part):
+                params.update((f"{prefix}{index}_{key}", value) for key, value in values.items())
+        await execute(session, _merged_insert(*map(len, parts)), params)
+        return
+    await execute_many(session, _INSERT_ZONE, [row])
+    if attribute_rows:
+        await execute_many(session, _INSERT_ATTRIBUTES, attribute_rows)
+    if master_rows:
+        await execute_many(session, _INSERT_MASTERS, master_rows)
+    await recordset_store.insert_rows(session, recordsets, records)
+
+
+MERGED_ROWS = 8  # rows of each part of a zone create that is one statement on PostgreSQL
+# (parameter prefix, table) of each part after the zone, in ``insert_zone``'s order
+_PARTS = (("a", ZoneAttribute.__table__), ("m", ZoneMaster.__table__),
+          ("s", RecordSet.__table__), ("r", Record.__table__))
+
+
+@functools.lru_cache(maxsize=32)
+def _merged_insert(*counts: int) -> Insert:
+    """The zone's INSERT with each other part's rows inserted by a data-modifying CTE
+    (PostgreSQL only); ``counts``: the rows of each of ``_PARTS``. Each parameter is the
+    row's column prefixed by ``z_`` (the zone) or the part's prefix and the row's index."""
+    z = Zone.__table__
+    statement = insert(z).values({c.key: bindparam(f"z_{c.key}", type_=c.type) for c in z.columns})
+    for (prefix, table), count in zip(_PARTS, counts):
+        if count:
+            statement = statement.add_cte(insert(table).values(
+                [{c.key: bindparam(f"{prefix}{index}_{c.key}", type_=c.type) for c in table.columns}
+                 for index in range(count)]).cte(f"new_{table.name}"))
+    return statement
 
 
 async def names_of(session: AsyncSession, zone_ids: list[str]) -> dict[str, str]:

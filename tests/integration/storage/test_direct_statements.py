@@ -10,8 +10,9 @@ import pytest
 from sqlalchemy import text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import quotas, recordsets, zones
+from openkeel_designate.storage import quotas, recordsets, zone_create, zones
 from openkeel_designate.storage.database import Database, bounded, execute_many
+from openkeel_designate.storage.models import new_id
 from support.databases import migrated_database_url
 from support.direct_statements import INSERT_TLD, TLD_NAMES, SQLAlchemyStatements, a_zone, tld
 
@@ -130,3 +131,76 @@ async def _written(db: Database, recordset_id: str) -> tuple[list[tuple], tuple]
          {})])
     status, action, increment_serial, change_seq = zone
     return [tuple(row) for row in records], (status, action, bool(increment_serial), change_seq)
+
+
+def _zone_values(name: str) -> dict:
+    """A new zone's columns as central gives them (``central/zones._new_zone``)."""
+    zone_id = new_id()
+    return dict(id=zone_id, shard=int(zone_id[:3], 16), tenant_id="p", name=name,
+                email="h@a.example", ttl=300, refresh=1, retry=2, expire=3, minimum=4,
+                serial=5, status="PENDING", action="CREATE", pool_id="pool",
+                reverse_name=name[::-1], change_seq=1, version=1, deleted=zones.LIVE)
+
+
+async def _create_zone(db: Database, name: str, hosts: int) -> str:
+    """A zone with an attribute, a master, its SOA and an NS recordset of ``hosts`` records,
+    written as a zone create writes them (``zone_create.insert_zone``)."""
+    async def work(session) -> str:  # noqa: ANN001
+        row, zone = zone_create.new_zone(_zone_values(name))
+        soa = recordsets.recordset_row(zone, name, "SOA")
+        ns = recordsets.recordset_row(zone, name, "NS")
+        records = [recordsets.record_row(zone, soa["id"], "p", "ns1.example. h.a.example. 5 1 2 3 4",
+                                         managed=True)]
+        records += [recordsets.record_row(zone, ns["id"], "p", f"ns{index}.example.", managed=True)
+                    for index in range(hosts)]
+        await zone_create.insert_zone(session, row, {"pool_hint": "east"}, [("192.0.2.53", 53)],
+                                      [soa, ns], records)
+        return row["id"]
+    return await db.transaction(work)
+
+
+_ZONE_ROWS = text(
+    "SELECT (SELECT count(*) FROM zones), (SELECT count(*) FROM zone_attributes),"
+    " (SELECT count(*) FROM zone_masters), (SELECT count(*) FROM recordsets),"
+    " (SELECT count(*) FROM records)")
+
+
+@pytest.mark.parametrize("hosts", [1, zone_create.MERGED_ROWS - 1, zone_create.MERGED_ROWS])
+async def test_a_zone_create_writes_every_part(url: str, hosts: int) -> None:
+    """``zone_create.insert_zone``: one statement on PostgreSQL while each part has at most
+    ``MERGED_ROWS`` rows (records: the SOA and ``hosts`` NS; the last case is one past), the
+    statements one by one beyond and elsewhere: the same rows either way."""
+    db = Database(url)
+    try:
+        zone_id = await _create_zone(db, "b.example.", hosts)
+        [[counts], attributes, records] = await db.point_reads([
+            (_ZONE_ROWS, {}),
+            (text("SELECT z.name, a.key, a.value, m.host, m.port FROM zones z"
+                  " JOIN zone_attributes a ON a.zone_id = z.id"
+                  " JOIN zone_masters m ON m.zone_id = z.id WHERE z.id = :id"), {"id": zone_id}),
+            (text("SELECT rs.type, r.data, r.status FROM records r"
+                  " JOIN recordsets rs ON rs.id = r.recordset_id"
+                  " WHERE r.zone_id = :id AND rs.zone_id = :id ORDER BY rs.type, r.data"),
+             {"id": zone_id})])
+        assert tuple(counts) == (1, 1, 1, 2, 1 + hosts)
+        assert [tuple(row) for row in attributes] == [
+            ("b.example.", "pool_hint", "east", "192.0.2.53", 53)]
+        assert [tuple(row) for row in records] == (
+            [("NS", f"ns{index}.example.", "PENDING") for index in sorted(range(hosts), key=str)]
+            + [("SOA", "ns1.example. h.a.example. 5 1 2 3 4", "PENDING")])
+    finally:
+        await db.dispose()
+
+
+async def test_a_duplicate_zone_is_a_duplicate_and_writes_nothing(url: str) -> None:
+    """A second zone of the same name (in another case) breaks the unique key inside the
+    merged statement on PostgreSQL: Duplicate, and none of its parts are written."""
+    db = Database(url)
+    try:
+        await _create_zone(db, "b.example.", 2)
+        with pytest.raises(errors.Duplicate):
+            await _create_zone(db, "B.example.", 2)
+        [[counts]] = await db.point_reads([(_ZONE_ROWS, {})])
+        assert tuple(counts) == (1, 1, 1, 2, 3)
+    finally:
+        await db.dispose()
