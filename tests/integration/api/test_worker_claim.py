@@ -27,17 +27,21 @@ async def test_a_zone_still_being_pushed_is_not_claimed_again_by_its_worker(clie
     assert [z.id for z in other] == [zone_id] and other[0].taken_over
 
 
-async def test_a_server_row_keeps_since_until_its_status_changes(client, services):
+@pytest.mark.parametrize("batched", [False, True])
+async def test_a_server_row_keeps_since_until_its_status_changes(client, services, batched):
     """What a push saw is overwritten in place: ``since`` moves only with the status (MySQL
     evaluates SET from left to right, so the new status must not be seen first), and a server
-    back in sync keeps its last error."""
+    back in sync keeps its last error; alike by ``record`` and by the worker's
+    ``record_many`` (one statement on PostgreSQL)."""
     created = await client.post("/v2/zones", json={"name": "seen.example.", "email": "a@b.c"},
                                 headers=OWNER)
     zone_id = created.json()["id"]
 
     async def record(status: str, serial: int, error: str | None) -> propagation.ZonePropagation:
         seen = [propagation.Seen(propagation.NAMESERVER, "192.0.2.53", 53, status, serial, error)]
-        await services.db.transaction(lambda s: propagation.record(s, zone_id, seen))
+        await services.db.transaction(
+            (lambda s: propagation.record_many(s, [(zone_id, seen)])) if batched
+            else (lambda s: propagation.record(s, zone_id, seen)))
         async with services.db.read() as session:
             [row] = await propagation.for_zone(session, zone_id)
             return row
@@ -49,6 +53,36 @@ async def test_a_server_row_keeps_since_until_its_status_changes(client, service
     synced = await record("IN_SYNC", 3, None)
     assert synced.since > first.since and synced.since == synced.checked_at
     assert (synced.status, synced.last_error) == ("IN_SYNC", "answered serial 1")
+
+
+async def test_the_servers_of_many_zones_are_recorded_together(client, services):
+    """``record_many`` of a batch: rows added for servers not seen before and overwritten for
+    the others, a target's type kept when not given again, and a zone twice in one batch
+    keeping its last observation (one row per server)."""
+    zone_ids = []
+    for name in ("many-1.example.", "many-2.example."):
+        created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                    headers=OWNER)
+        zone_ids.append(created.json()["id"])
+    first, second = zone_ids
+    ns = propagation.NAMESERVER
+    await services.db.transaction(lambda s: propagation.record_many(s, [
+        (first, [propagation.Seen(ns, "192.0.2.53", 53, "BEHIND", 1, "late"),
+                 propagation.Seen(propagation.TARGET, "192.0.2.1", 8081, "OK",
+                                  target_type="pdns4")])]))
+    await services.db.transaction(lambda s: propagation.record_many(s, [
+        (first, [propagation.Seen(ns, "192.0.2.53", 53, "IN_SYNC", 2),
+                 propagation.Seen(propagation.TARGET, "192.0.2.1", 8081, "OK")]),
+        (second, [propagation.Seen(ns, "192.0.2.53", 53, "BEHIND", 1)]),
+        (second, [propagation.Seen(ns, "192.0.2.53", 53, "IN_SYNC", 3)])]))
+    async with services.db.read() as session:
+        rows = {zone_id: [(r.kind, r.host, r.port, r.status, r.serial, r.last_error,
+                           r.target_type) for r in await propagation.for_zone(session, zone_id)]
+                for zone_id in zone_ids}
+    assert rows == {
+        first: [("nameserver", "192.0.2.53", 53, "IN_SYNC", 2, "late", None),
+                ("target", "192.0.2.1", 8081, "OK", None, None, "pdns4")],
+        second: [("nameserver", "192.0.2.53", 53, "IN_SYNC", 3, None, None)]}
 
 
 async def test_a_new_zones_retried_claim_keeps_one_history_start(client, services):
