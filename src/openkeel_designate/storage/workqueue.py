@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, case, func, or_, select, update
+from sqlalchemy import ARRAY, ColumnElement, Select, and_, bindparam, case, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -174,6 +174,11 @@ def _prepare_statements():  # noqa: ANN202 - prebuilt statements
 _SERVED_SOA = _prepare_statements()
 
 
+# A zone's columns once every nameserver serves its change (a completion).
+_ACTIVE = dict(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
+               attempts=0, next_attempt_at=None, error_reason=None, pending_since=None)
+
+
 def _write_statements():  # noqa: ANN202 - prebuilt statements
     """The writes of a claim and of a completion, built once, executed as Core statements.
 
@@ -206,8 +211,7 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED), r.c.serial.is_not(None),
         r.c.serial <= bindparam("b_serial")).values(status="ACTIVE", action="NONE", updated_at=now)
     zone_active = update(z).where(z.c.id == zone_id, z.c.change_seq == bindparam("b_seq")).values(
-        status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None, attempts=0,
-        next_attempt_at=None, error_reason=None, pending_since=None, updated_at=now)
+        **_ACTIVE, updated_at=now)
     # The SOA record follows the new serial (``_rewrite_soa``).
     rs, set_id = RecordSet.__table__, bindparam("b_set_id")
     soa_record = update(r).where(r.c.recordset_id == set_id).values(
@@ -223,6 +227,28 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
 
 (_TAKE, _NEW_SERIAL, _PENDING_SINCE_NOW, _STAMP_RECORDS, _SERVED_RECORDS, _ZONE_ACTIVE,
  _SOA_RECORD, _SOA_SET_VERSION) = _write_statements()
+
+
+def _complete_all():  # noqa: ANN202 - a prebuilt statement
+    """``_SERVED_RECORDS`` and ``_ZONE_ACTIVE`` of many pushes in one PostgreSQL statement:
+    the pushes as arrays (zone, served serial, change counter), unnested side by side into
+    rows; the records' update a data-modifying CTE; the zones made ACTIVE returned."""
+    z, r = Zone.__table__, Record.__table__
+    now = bindparam("b_now", type_=Timestamp)
+    pushed = select(
+        func.unnest(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))).label("zone_id"),
+        func.unnest(bindparam("b_serials", type_=ARRAY(r.c.serial.type))).label("serial"),
+        func.unnest(bindparam("b_seqs", type_=ARRAY(z.c.change_seq.type))).label("seq"),
+    ).cte("pushed")
+    served = update(r).where(
+        r.c.zone_id == pushed.c.zone_id, among(r.c.status, zone_store.UNSERVED),
+        r.c.serial.is_not(None), r.c.serial <= pushed.c.serial,
+    ).values(status="ACTIVE", action="NONE", updated_at=now).cte("served")
+    return update(z).where(z.c.id == pushed.c.zone_id, z.c.change_seq == pushed.c.seq).values(
+        **_ACTIVE, updated_at=now).returning(z.c.id).add_cte(served)
+
+
+_COMPLETE_ALL = _complete_all()
 
 
 async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
@@ -453,10 +479,39 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
                         owner: str) -> list[bool]:
     """``complete`` for many pushes in one transaction (the worker's ends of a burst)."""
     async def work(session: AsyncSession) -> list[bool]:
+        assert session.bind is not None
+        if session.bind.dialect.name == "postgresql":
+            return await _complete_together(session, served, owner)
         return [await _complete_one(session, claimed, owner, serial)
                 for claimed, serial in served]
 
     return await db.transaction(work, ahead=all(c.action == "CREATE" for c, _ in served))
+
+
+async def _complete_together(session: AsyncSession, served: Sequence[tuple[ClaimedZone, int]],
+                             owner: str) -> list[bool]:
+    """``_complete_one`` of every push but deletes in one statement (``_COMPLETE_ALL``):
+    two round trips to PostgreSQL less per zone in a burst. A zone twice in one batch (not
+    the worker's way: it never pushes a zone twice at once) goes one by one."""
+    changed = [(claimed, serial) for claimed, serial in served if claimed.action != "DELETE"]
+    if len({claimed.id for claimed, _ in changed}) < len(changed):
+        return [await _complete_one(session, claimed, owner, serial) for claimed, serial in served]
+    active: set[str] = set()
+    if changed:
+        found = await execute(session, _COMPLETE_ALL, {
+            "b_zone_ids": [claimed.id for claimed, _ in changed],
+            "b_serials": [serial for _, serial in changed],
+            "b_seqs": [claimed.change_seq for claimed, _ in changed], "b_now": utcnow()})
+        active = {row[0] for row in found}
+    done = []
+    for claimed, serial in served:
+        if claimed.action == "DELETE":
+            done.append(await _complete_one(session, claimed, owner, serial))
+        else:
+            done.append(claimed.id in active)
+            if claimed.id not in active:
+                await _release(session, claimed.id, owner)
+    return done
 
 
 async def _complete_one(session: AsyncSession, claimed: ClaimedZone, owner: str,

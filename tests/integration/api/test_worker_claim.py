@@ -130,3 +130,41 @@ async def test_a_change_is_claimed_and_completed_by_the_driver_itself(client, se
     zone = await client.get(f"/v2/zones/{zone_id}", headers=OWNER)
     assert (recordset.json()["status"], zone.json()["status"]) == ("ACTIVE", "ACTIVE")
     assert zone.json()["serial"] == claimed.serial
+
+
+async def test_pushes_completed_together_each_end_as_their_zone_stands(client, services):
+    """``complete_many`` of a batch (one statement on PostgreSQL): a zone still at the change
+    pushed ends ACTIVE with its served records; one written again meanwhile stays PENDING
+    with its newer record, and its lease is handed back so the newer change is claimed."""
+    zone_ids = []
+    for name in ("batch-1.example.", "batch-2.example."):
+        created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                    headers=OWNER)
+        zone_ids.append(created.json()["id"])
+    await serve_pending(services, "worker-1")
+    posted = {}
+    for zone_id, name in zip(zone_ids, ("batch-1.example.", "batch-2.example.")):
+        answer = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+            "name": f"www.{name}", "type": "A", "records": ["192.0.2.1"]})
+        posted[zone_id] = answer.json()["id"]
+    claimed = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert sorted(c.id for c in claimed) == sorted(zone_ids)
+    first, second = sorted(claimed, key=lambda c: zone_ids.index(c.id))
+    newer = await client.post(f"/v2/zones/{second.id}/recordsets", headers=OWNER, json={
+        "name": "mail.batch-2.example.", "type": "A", "records": ["192.0.2.2"]})
+    assert newer.status_code == 202
+    done = await workqueue.complete_many(
+        services.db, [(first, first.serial), (second, second.serial)], "worker-1")
+    assert done == [True, False]
+    statuses = {}
+    for zone_id in zone_ids:
+        zone = (await client.get(f"/v2/zones/{zone_id}", headers=OWNER)).json()
+        recordset = (await client.get(f"/v2/zones/{zone_id}/recordsets/{posted[zone_id]}",
+                                      headers=OWNER)).json()
+        statuses[zone_id] = (zone["status"], recordset["status"])
+    assert statuses == {first.id: ("ACTIVE", "ACTIVE"), second.id: ("PENDING", "ACTIVE")}
+    mail = (await client.get(f"/v2/zones/{second.id}/recordsets/{newer.json()['id']}",
+                             headers=OWNER)).json()
+    assert mail["status"] == "PENDING"
+    [again] = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert again.id == second.id and again.change_seq > second.change_seq
