@@ -19,6 +19,7 @@ change instead of per few).  An ERROR, a lease handed back or renewed go ahead (
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Collection, Iterable, Sequence
 import os
 import time
@@ -26,7 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ARRAY, ColumnElement, Select, and_, bindparam, case, func, or_, select, update
+from sqlalchemy import (ARRAY, ColumnElement, Select, and_, any_, bindparam, case, func, or_, select,
+                        update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -119,7 +121,7 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     the statements; the SQL and its effect are the same. The zone is read as a frozen copy
     (``rows.frozen``) and written with explicit UPDATEs.
     """
-    z, rs, ns = Zone.__table__, RecordSet.__table__, PoolNsRecord.__table__
+    z = Zone.__table__
     now = bindparam("now")
     candidates = select(z.c.id, z.c.lease_owner, z.c.action, z.c.change_seq,
                         z.c.updated_at).where(_claimable(now))
@@ -144,23 +146,29 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     #   (the IXFR history then reads it at once, ``_served_set``);
     # * the serial of the IXFR history's newest snapshot (a new zone's base is written once);
     # * what a new serial's SOA needs: the SOA recordset and its MNAME, the pool's first NS.
-    r = Record.__table__
-    zone_id = bindparam("b_zone_id")
+    return idle, busy, _read_zone(z.c.id == bindparam("b_zone_id"), bindparam("b_zone_id"))
+
+
+def _read_zone(which: ColumnElement[bool], counted: ColumnElement[str]) -> Select:
+    """The read of the zones ``which`` picks, for their claim; ``counted``: the zone whose
+    records the two capped counts walk (a bound id, since MariaDB refuses a derived table
+    correlated with the outer query; or the outer zone's id, on PostgreSQL, where many zones
+    are read at once, ``_READ_ZONES``)."""
+    z, rs, ns, r = Zone.__table__, RecordSet.__table__, PoolNsRecord.__table__, Record.__table__
     unserved = select(r.c.id).where(
-        r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE)
+        r.c.zone_id == counted, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
-    some = select(r.c.id).where(r.c.zone_id == zone_id).limit(SMALL_CHANGE)
+    some = select(r.c.id).where(r.c.zone_id == counted).limit(SMALL_CHANGE)
     count_some = select(func.count()).select_from(some.subquery()).scalar_subquery()
     soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(
         ns.c.priority, ns.c.created_at).limit(1)
-    read_zone = select(*rows.table_columns(Zone), dnssec_store.is_signed(z.c.id),
-                       count_unserved.label("unserved"), dnssec_store.epoch_due(z.c.id),
-                       change_store.unstamped(z.c.id), zonehistory.latest_serial(z.c.id),
-                       soa_set.scalar_subquery().label("soa_set_id"),
-                       mname.scalar_subquery().label("mname"),
-                       count_some.label("records")).where(z.c.id == zone_id)
-    return idle, busy, read_zone
+    return select(*rows.table_columns(Zone), dnssec_store.is_signed(z.c.id),
+                  count_unserved.label("unserved"), dnssec_store.epoch_due(z.c.id),
+                  change_store.unstamped(z.c.id), zonehistory.latest_serial(z.c.id),
+                  soa_set.scalar_subquery().label("soa_set_id"),
+                  mname.scalar_subquery().label("mname"),
+                  count_some.label("records")).where(which)
 
 
 _CANDIDATES, _CANDIDATES_NOT_BUSY, _READ_ZONE = _claim_statements()
@@ -227,6 +235,23 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
 
 (_TAKE, _NEW_SERIAL, _PENDING_SINCE_NOW, _STAMP_RECORDS, _SERVED_RECORDS, _ZONE_ACTIVE,
  _SOA_RECORD, _SOA_SET_VERSION) = _write_statements()
+
+
+def _together_statements():  # noqa: ANN202 - prebuilt statements
+    """``_TAKE`` and ``_READ_ZONE`` of many zones (PostgreSQL: ids as one array), and their
+    leases handed back (``_claim_together``)."""
+    z = Zone.__table__
+    ids = z.c.id == any_(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type)))
+    now = bindparam("b_now", type_=Timestamp)
+    take_all = update(z).where(ids, _claimable(now)).values(
+        lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"),
+        updated_at=now).returning(z.c.id)
+    release_all = update(z).where(ids, z.c.lease_owner == bindparam("b_owner")).values(
+        lease_owner=None, lease_expires_at=None)
+    return take_all, _read_zone(ids, z.c.id), release_all
+
+
+_TAKE_ALL, _READ_ZONES, _RELEASE_ALL = _together_statements()
 
 
 def _complete_all():  # noqa: ANN202 - a prebuilt statement
@@ -313,13 +338,56 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
     reads a changed zone whole for its IXFR history)."""
     started, tried = time.monotonic(), 0
     taken = []
-    for tried, (zone_id, previous_owner, _action) in enumerate(candidates, 1):
+    assert session.bind is not None
+    if session.bind.dialect.name == "postgresql":
+        together = list(itertools.takewhile(lambda c: c[0] not in prepared, candidates))
+        if len(together) > 1:
+            tried, taken = await _claim_together(session, together, owner, lease_seconds,
+                                                 started)
+            if tried < len(together) or time.monotonic() - started > CLAIM_SLICE_SECONDS:
+                return tried, taken
+    for tried, (zone_id, previous_owner, _action) in enumerate(candidates[tried:], tried + 1):
         result = await _claim_one(session, zone_id, owner, lease_seconds, prepared.get(zone_id))
         if result is not None:
-            taken_over = previous_owner is not None and previous_owner != owner
-            taken.append(dataclasses.replace(result, taken_over=taken_over))
+            taken.append(_taken_from(result, previous_owner, owner))
         if time.monotonic() - started > CLAIM_SLICE_SECONDS:
             break
+    return tried, taken
+
+
+def _taken_from(claimed: ClaimedZone, previous_owner: str | None, owner: str) -> ClaimedZone:
+    return dataclasses.replace(
+        claimed, taken_over=previous_owner is not None and previous_owner != owner)
+
+
+async def _claim_together(session: AsyncSession, candidates: list[tuple[str, str | None, str]],
+                          owner: str, lease_seconds: int, started: float
+                          ) -> tuple[int, list[ClaimedZone]]:
+    """``_claim_one`` of candidates without a prepared step, their leases taken by one
+    statement and the zones read by one (PostgreSQL): two round trips per claim instead of
+    two per zone, which in a burst of creates each waited for the loop behind the API's
+    requests (a claim of 16 zones took up to 0.3 s; bench/README.md, "fewer round trips per
+    zone"). Prepared in order until ``CLAIM_SLICE_SECONDS`` pass, as one by one; the zones
+    taken but not prepared by then are handed back in the same transaction. Returns how
+    many candidates were tried, and what was taken."""
+    now = utcnow()
+    found = await execute(session, _TAKE_ALL, {
+        "b_zone_ids": [zone_id for zone_id, _, _ in candidates], "b_now": now, "b_owner": owner,
+        "b_expires": now + timedelta(seconds=lease_seconds)})
+    reads = {}
+    if found:
+        reads = {read.id: read for read in await execute(
+            session, _READ_ZONES, {"b_zone_ids": [row.id for row in found]})}
+    taken, tried = [], 0
+    for tried, (zone_id, previous_owner, _action) in enumerate(candidates, 1):
+        read = reads.pop(zone_id, None)
+        if read is not None:
+            taken.append(_taken_from(await _prepare_claimed(session, read, now), previous_owner,
+                                     owner))
+        if time.monotonic() - started > CLAIM_SLICE_SECONDS:
+            break
+    if reads:
+        await execute(session, _RELEASE_ALL, {"b_zone_ids": list(reads), "b_owner": owner})
     return tried, taken
 
 
@@ -332,7 +400,15 @@ async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seco
     if taken != 1:
         return None
     [read] = await execute(session, _READ_ZONE, {"b_zone_id": zone_id})
+    return await _prepare_claimed(session, read, now, prepared)
+
+
+async def _prepare_claimed(session: AsyncSession, read: Any, now: datetime,
+                           prepared: zonehistory.PreparedStep | None = None) -> ClaimedZone:
+    """What a claim does to a zone whose lease it took (``read``: the zone as ``_READ_ZONE``
+    reads it): its new serial and SOA, its IXFR history, its records stamped."""
     zone = rows.frozen(Zone, read)
+    zone_id = zone.id
     # the SOA record the claim makes PENDING is the one more than those counted
     small = read.unserved < SMALL_CHANGE
     small_zone = read.records < SMALL_CHANGE

@@ -9,7 +9,7 @@ from sqlalchemy import event, func, select
 
 from conftest import project, serve_pending
 from openkeel_designate.storage import propagation, workqueue
-from openkeel_designate.storage.models import ZoneChange
+from openkeel_designate.storage.models import Record, Zone, ZoneChange
 
 OWNER = project("proj-claim")
 
@@ -168,3 +168,78 @@ async def test_pushes_completed_together_each_end_as_their_zone_stands(client, s
     assert mail["status"] == "PENDING"
     [again] = await workqueue.claim(services.db, "worker-1", 30, 10)
     assert again.id == second.id and again.change_seq > second.change_seq
+
+
+async def _three_pending_zones(client, services) -> list[str]:  # noqa: ANN001
+    """Two new zones and one with a recordset change (its serial to be moved by the claim)."""
+    ids = []
+    for name in ("old.example.", "new-1.example.", "new-2.example."):
+        created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                    headers=OWNER)
+        ids.append(created.json()["id"])
+        if name == "old.example.":
+            await serve_pending(services, "worker-1")
+    posted = await client.post(f"/v2/zones/{ids[0]}/recordsets", headers=OWNER, json={
+        "name": "www.old.example.", "type": "A", "records": ["192.0.2.1"]})
+    assert posted.status_code == 202
+    return ids[1:] + ids[:1]
+
+
+async def _claim_state(services, zone_ids: list[str]) -> dict:  # noqa: ANN001
+    """Per zone: its lease owner, serial, the serials of its IXFR history and whether a record
+    is still unstamped."""
+    async with services.db.read() as session:
+        state = {}
+        for zone_id in zone_ids:
+            zone = (await session.execute(select(Zone.lease_owner, Zone.serial)
+                                          .where(Zone.id == zone_id))).one()
+            history = (await session.execute(select(ZoneChange.serial).where(
+                ZoneChange.zone_id == zone_id).order_by(ZoneChange.id))).scalars().all()
+            unstamped = (await session.execute(select(func.count()).select_from(Record).where(
+                Record.zone_id == zone_id, Record.serial.is_(None)))).scalar_one()
+            state[zone_id] = (zone.lease_owner, zone.serial, list(history), unstamped)
+        return state
+
+
+async def test_zones_claimed_together_are_each_prepared(client, services, monkeypatch):
+    """A claim of several zones (on PostgreSQL their leases taken and their rows read by one
+    statement each, ``_claim_together``): every zone taken once, new zones with their history
+    started, the changed zone with a new serial and a step; every record stamped. With the
+    claim's time bound passed after each zone, the zones taken but not yet prepared are
+    handed back and claimed in the next slice of the same claim, as one by one."""
+    zone_ids = await _three_pending_zones(client, services)
+    before = await _claim_state(services, zone_ids)
+    monkeypatch.setattr(workqueue, "CLAIM_SLICE_SECONDS", -1.0)
+    claimed = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert sorted(z.id for z in claimed) == sorted(zone_ids)
+    after = await _claim_state(services, zone_ids)
+    new_1, new_2, changed = zone_ids
+    for zone_id in (new_1, new_2):
+        assert after[zone_id] == ("worker-1", before[zone_id][1], [before[zone_id][1]], 0)
+    owner, serial, history, unstamped = after[changed]
+    assert (owner, unstamped) == ("worker-1", 0)
+    assert serial > before[changed][1] and history == before[changed][2] + [serial]
+    assert {z.id: z.serial for z in claimed} == {zone_id: after[zone_id][1] for zone_id in zone_ids}
+
+
+async def test_a_zone_taken_by_another_worker_meanwhile_is_left_to_it(client, services,
+                                                                       monkeypatch):
+    """Between the candidates' read and the claim's transaction another worker took one of
+    them: the claim takes the others and leaves that one (its lease and its serial) alone."""
+    zone_ids = await _three_pending_zones(client, services)
+    read_candidates = workqueue._prepare_steps
+    other: list = []
+
+    async def meanwhile(db, heads):  # noqa: ANN001, ANN202
+        if heads and not other:
+            other.append(None)  # the other worker's claim reads candidates too: once
+            other.extend(await workqueue.claim(services.db, "worker-2", 30, 1))
+        return await read_candidates(db, heads)
+    monkeypatch.setattr(workqueue, "_prepare_steps", meanwhile)
+    claimed = await workqueue.claim(services.db, "worker-1", 30, 10)
+    after = await _claim_state(services, zone_ids)
+    owners = {zone_id: after[zone_id][0] for zone_id in zone_ids}
+    assert sorted(owners.values()) == ["worker-1", "worker-1", "worker-2"]
+    assert [owners[z.id] for z in other[1:]] == ["worker-2"]
+    assert sorted(z.id for z in claimed) == sorted(
+        zone_id for zone_id, owner in owners.items() if owner == "worker-1")
