@@ -248,10 +248,24 @@ def _together_statements():  # noqa: ANN202 - prebuilt statements
         updated_at=now).returning(z.c.id)
     release_all = update(z).where(ids, z.c.lease_owner == bindparam("b_owner")).values(
         lease_owner=None, lease_expires_at=None)
-    return take_all, _read_zone(ids, z.c.id), release_all
+    # ``SERVED`` of many zones, each row with its zone first
+    served_of_zones = select(RecordSet.zone_id, *SERVED.selected_columns).join(
+        Record, Record.recordset_id == RecordSet.id).join(Zone, Zone.id == RecordSet.zone_id).where(
+        RecordSet.zone_id == any_(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))),
+        Record.action != "DELETE")
+    # ``_STAMP_RECORDS`` of many zones, each with its serial (arrays unnested side by side)
+    r = Record.__table__
+    stamped = select(
+        func.unnest(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))).label("zone_id"),
+        func.unnest(bindparam("b_serials", type_=ARRAY(r.c.serial.type))).label("serial"),
+    ).cte("stamped")
+    stamp_all = update(r).where(
+        r.c.zone_id == stamped.c.zone_id, among(r.c.status, zone_store.UNSERVED),
+        r.c.serial.is_(None)).values(serial=stamped.c.serial, updated_at=now)
+    return take_all, _read_zone(ids, z.c.id), release_all, served_of_zones, stamp_all
 
 
-_TAKE_ALL, _READ_ZONES, _RELEASE_ALL = _together_statements()
+_TAKE_ALL, _READ_ZONES, _RELEASE_ALL, _SERVED_OF_ZONES, _STAMP_ALL = _together_statements()
 
 
 def _complete_all():  # noqa: ANN202 - a prebuilt statement
@@ -378,17 +392,58 @@ async def _claim_together(session: AsyncSession, candidates: list[tuple[str, str
     if found:
         reads = {read.id: read for read in await execute(
             session, _READ_ZONES, {"b_zone_ids": [row.id for row in found]})}
+    fresh = [read for read in reads.values() if _starts_history(read)]
+    ready = {}
+    if len(fresh) > 1:
+        ready = {claimed.id: claimed for claimed in await _prepare_new(session, fresh, now)}
     taken, tried = [], 0
     for tried, (zone_id, previous_owner, _action) in enumerate(candidates, 1):
-        read = reads.pop(zone_id, None)
-        if read is not None:
-            taken.append(_taken_from(await _prepare_claimed(session, read, now), previous_owner,
-                                     owner))
+        claimed, read = ready.pop(zone_id, None), reads.pop(zone_id, None)
+        if claimed is None and read is not None:
+            claimed = await _prepare_claimed(session, read, now)
+        if claimed is not None:
+            taken.append(_taken_from(claimed, previous_owner, owner))
         if time.monotonic() - started > CLAIM_SLICE_SECONDS:
             break
-    if reads:
-        await execute(session, _RELEASE_ALL, {"b_zone_ids": list(reads), "b_owner": owner})
+    # Prepared already, they are kept (a later slice finds them leased and passes them by).
+    previous = {zone_id: previous_owner for zone_id, previous_owner, _ in candidates}
+    taken += [_taken_from(claimed, previous[zone_id], owner) for zone_id, claimed in ready.items()]
+    unprepared = [zone_id for zone_id in reads if zone_id not in ready]
+    if unprepared:
+        await execute(session, _RELEASE_ALL, {"b_zone_ids": unprepared, "b_owner": owner})
     return tried, taken
+
+
+def _starts_history(read: Any) -> bool:
+    """Whether the claim of this zone (a row of ``_READ_ZONES``) does no more than start its
+    IXFR history at its serial and stamp its records: a new small zone in a burst of
+    creates, which ``_prepare_new`` prepares with the others."""
+    return (read.action == "CREATE" and read.type == "PRIMARY" and not read.increment_serial
+            and read.pending_since is not None and read.history_serial is None
+            and read.records < SMALL_CHANGE and not read.unstamped)
+
+
+async def _prepare_new(session: AsyncSession, reads: list[Any], now: datetime
+                       ) -> list[ClaimedZone]:
+    """``_prepare_claimed`` of new small zones (``_starts_history``) by three statements for
+    them all: their served records read, their histories started (``zonehistory.
+    record_new_bases``), their records stamped; in a burst of creates these were three
+    round trips per zone, each waiting its turn on a loop busy with the API's requests."""
+    zones = [rows.frozen(Zone, read) for read in reads]
+    ids = [zone.id for zone in zones]
+    by_zone: dict[str, list] = {zone_id: [] for zone_id in ids}
+    for row in await execute(session, _SERVED_OF_ZONES, {"b_zone_ids": ids}):
+        by_zone[row.zone_id].append(row[1:])
+    await zonehistory.record_new_bases(session, [
+        (zone.id, zone.serial, await slices.drive(_served_set_steps([by_zone[zone.id]], zone.id)))
+        for zone in zones])
+    await execute(session, _STAMP_ALL, {"b_zone_ids": ids, "b_serials": [z.serial for z in zones],
+                                        "b_now": now})
+    return [ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
+                        zone.change_seq, zone.hard_delete, zone.attempts,
+                        zone.transferred_at is not None, zone.pending_since,
+                        signed=bool(read.signed), small=read.unserved < SMALL_CHANGE)
+            for zone, read in zip(zones, reads)]
 
 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seconds: int,

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate import slices
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
 from openkeel_designate.slices import Work
-from openkeel_designate.storage.database import BOUNDED, Database, bounded, execute
+from openkeel_designate.storage.database import BOUNDED, Database, bounded, execute, execute_many
 from openkeel_designate.storage.models import ZoneChange, utcnow
 
 KEEP = 50
@@ -283,6 +283,22 @@ async def record_base(session: AsyncSession, zone_id: str, serial: int, served: 
     ``served`` already encoded (``PreparedStep``)."""
     await _append(session, zone_id, serial, None, set(), set(), served,
                   after_snapshot=after is not None, snapshot=snapshot)
+
+
+async def record_new_bases(session: AsyncSession, bases: list[tuple[str, int, set[Row]]]) -> None:
+    """``record_base`` of zones that have no history yet (``after`` None), given as
+    (zone id, serial, served set): their rows written by one ``executemany``, a round trip
+    for them all on PostgreSQL (the claim of a burst of new zones, ``workqueue``)."""
+    now = utcnow()
+    written = []
+    for zone_id, serial, served in bases:
+        snapshot = await slices.drive(encode_steps(served))
+        written.append((zone_id, served, snapshot, {
+            "b_zone_id": zone_id, "b_serial": serial, "b_from": None, "b_removed": _text(set()),
+            "b_added": _text(set()), "b_snapshot": snapshot, "b_now": now}))
+    await execute_many(session, _APPEND, [params for *_, params in written])
+    for zone_id, served, snapshot, _ in written:
+        LAST_SETS.put(zone_id, snapshot, served)
 
 
 async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial: int | None,

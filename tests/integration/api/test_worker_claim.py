@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import event, func, select
 
 from conftest import project, serve_pending
-from openkeel_designate.storage import propagation, workqueue
+from openkeel_designate import slices
+from openkeel_designate.storage import propagation, workqueue, zonehistory
 from openkeel_designate.storage.models import Record, Zone, ZoneChange
 
 OWNER = project("proj-claim")
@@ -243,3 +244,26 @@ async def test_a_zone_taken_by_another_worker_meanwhile_is_left_to_it(client, se
     assert [owners[z.id] for z in other[1:]] == ["worker-2"]
     assert sorted(z.id for z in claimed) == sorted(
         zone_id for zone_id, owner in owners.items() if owner == "worker-1")
+
+
+async def test_new_zones_claimed_together_start_their_own_history(client, services):
+    """New zones claimed in one claim (on PostgreSQL read, started and stamped by one
+    statement each for them all, ``_prepare_new``): each zone's history starts at its serial
+    with its own served records (its SOA and NS, none of another zone's), each remembered
+    set is its own, and none of their records is left without a serial."""
+    zone_ids = []
+    for index in range(4):
+        created = await client.post("/v2/zones", json={"name": f"fresh-{index}.example.",
+                                                       "email": "a@b.c"}, headers=OWNER)
+        zone_ids.append(created.json()["id"])
+    claimed = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert sorted(z.id for z in claimed) == sorted(zone_ids)
+    state = await _claim_state(services, zone_ids)
+    async with services.db.read() as session:
+        for zone in claimed:
+            snapshot = await zonehistory.newest_snapshot(session, zone.id)
+            stored = set(slices.run(zonehistory.decode_steps(snapshot)))
+            assert stored == await workqueue._served_set(session, zone.id, True)
+            assert {row[0] for row in stored} == {zone.name}
+            assert zonehistory.LAST_SETS.get(zone.id, snapshot) == stored
+            assert state[zone.id] == ("worker-1", zone.serial, [zone.serial], 0)
