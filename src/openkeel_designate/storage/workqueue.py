@@ -155,10 +155,13 @@ def _read_zone(which: ColumnElement[bool], counted: ColumnElement[str]) -> Selec
     correlated with the outer query; or the outer zone's id, on PostgreSQL, where many zones
     are read at once, ``_READ_ZONES``)."""
     z, rs, ns, r = Zone.__table__, RecordSet.__table__, PoolNsRecord.__table__, Record.__table__
+    # ``correlate``: a derived table is not correlated by itself; without it, the outer
+    # zone's id would read as a zones table of its own, and the counts be of every zone
     unserved = select(r.c.id).where(
-        r.c.zone_id == counted, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE)
+        r.c.zone_id == counted, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE
+                                                                               ).correlate(z)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
-    some = select(r.c.id).where(r.c.zone_id == counted).limit(SMALL_CHANGE)
+    some = select(r.c.id).where(r.c.zone_id == counted).limit(SMALL_CHANGE).correlate(z)
     count_some = select(func.count()).select_from(some.subquery()).scalar_subquery()
     soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(

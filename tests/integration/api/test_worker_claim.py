@@ -9,7 +9,7 @@ from sqlalchemy import event, func, select
 
 from conftest import project, serve_pending
 from openkeel_designate import slices
-from openkeel_designate.storage import propagation, workqueue, zonehistory
+from openkeel_designate.storage import database, propagation, workqueue, zonehistory
 from openkeel_designate.storage.models import Record, Zone, ZoneChange
 
 OWNER = project("proj-claim")
@@ -267,3 +267,28 @@ async def test_new_zones_claimed_together_start_their_own_history(client, servic
             assert {row[0] for row in stored} == {zone.name}
             assert zonehistory.LAST_SETS.get(zone.id, snapshot) == stored
             assert state[zone.id] == ("worker-1", zone.serial, [zone.serial], 0)
+
+
+async def test_zones_read_together_count_their_own_records(client, services):
+    """``_READ_ZONES`` (PostgreSQL: many zones in one read) counts each zone's records and
+    unserved records as ``_READ_ZONE`` does for one: its own, not every zone's."""
+    if services.db.backend != "postgresql":
+        pytest.skip("_READ_ZONES is PostgreSQL's: an array of ids")
+    zone_ids = []
+    for name, extra in (("count-1.example.", 3), ("count-2.example.", 0)):
+        created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                    headers=OWNER)
+        zone_ids.append(created.json()["id"])
+        if extra:
+            await client.post(f"/v2/zones/{zone_ids[-1]}/recordsets", headers=OWNER, json={
+                "name": f"www.{name}", "type": "A",
+                "records": [f"192.0.2.{index}" for index in range(1, extra + 1)]})
+    columns = ("records", "unserved", "history_serial", "soa_set_id", "mname", "signed")
+    together = await services.db.transaction(lambda s: database.execute(
+        s, workqueue._READ_ZONES, {"b_zone_ids": zone_ids}))
+    alone = [(await services.db.transaction(lambda s, z=zone_id: database.execute(
+        s, workqueue._READ_ZONE, {"b_zone_id": z})))[0] for zone_id in zone_ids]
+    by_id = {row.id: row for row in together}
+    assert [[getattr(by_id[row.id], c) for c in columns] for row in alone] == \
+        [[getattr(row, c) for c in columns] for row in alone]
+    assert alone[0].records == alone[1].records + 3
