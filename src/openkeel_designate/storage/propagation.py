@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ARRAY, bindparam, case, delete, func, insert, literal_column, select, update
+from sqlalchemy import bindparam, case, delete, func, insert, literal_column, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from openkeel_designate.storage import arrays
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage import zonehistory
 from openkeel_designate.storage.database import bounded, execute, execute_count
@@ -103,14 +104,13 @@ _SEEN_COLUMNS = ("zone_id", "kind", "host", "port", "status", "serial", "last_er
 
 def _record_all():  # noqa: ANN202 - a prebuilt statement
     """``record`` of many servers' rows in one PostgreSQL statement: the observations as
-    arrays, one per column (``unnest`` side by side yields them as rows), the rows of those
-    servers overwritten by a data-modifying CTE, the others inserted. Not ``INSERT ... ON
+    arrays, one per column (``arrays.unnested``), the rows of those servers overwritten by a
+    data-modifying CTE, the others inserted. Not ``INSERT ... ON
     CONFLICT DO UPDATE``: it takes a value of the ``id`` sequence at every push of every zone,
     and a busy pool would run the 32-bit key out within years."""
     zp = ZonePropagation.__table__
     now = bindparam("b_now", type_=Timestamp)
-    seen = select(*(func.unnest(bindparam(f"b_{name}", type_=ARRAY(zp.c[name].type)))
-                    .label(name) for name in _SEEN_COLUMNS)).cte("seen")
+    seen = arrays.unnested("seen", {name: zp.c[name].type for name in _SEEN_COLUMNS})
     same_server = [zp.c[name] == seen.c[name] for name in ("zone_id", "kind", "host", "port")]
     overwritten = update(zp).where(*same_server).values(
         since=case((zp.c.status != seen.c.status, now), else_=zp.c.since),

@@ -35,6 +35,7 @@ from openkeel_designate import gcpause, slices
 from openkeel_designate.slices import Work
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
+from openkeel_designate.storage import arrays
 from openkeel_designate.storage import changes as change_store
 from openkeel_designate.storage import dnssec as dnssec_store
 from openkeel_designate.storage import rows
@@ -51,7 +52,7 @@ from openkeel_designate.storage.models import (
     ZoneChange,
     utcnow,
 )
-from openkeel_designate.storage.zonesource import SERVED, served_records_steps
+from openkeel_designate.storage.zonesource import SERVED, served_query, served_records_steps
 
 
 # A claim transaction stops taking zones after this long; the rest go into the next one, so
@@ -251,17 +252,12 @@ def _together_statements():  # noqa: ANN202 - prebuilt statements
         updated_at=now).returning(z.c.id)
     release_all = update(z).where(ids, z.c.lease_owner == bindparam("b_owner")).values(
         lease_owner=None, lease_expires_at=None)
-    # ``SERVED`` of many zones, each row with its zone first
-    served_of_zones = select(RecordSet.zone_id, *SERVED.selected_columns).join(
-        Record, Record.recordset_id == RecordSet.id).join(Zone, Zone.id == RecordSet.zone_id).where(
-        RecordSet.zone_id == any_(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))),
-        Record.action != "DELETE")
-    # ``_STAMP_RECORDS`` of many zones, each with its serial (arrays unnested side by side)
+    # ``SERVED`` of many zones, each row with its zone last
+    served_of_zones = served_query(RecordSet.zone_id == any_(
+        bindparam("b_zone_ids", type_=ARRAY(z.c.id.type)))).add_columns(RecordSet.zone_id)
+    # ``_STAMP_RECORDS`` of many zones, each with its serial
     r = Record.__table__
-    stamped = select(
-        func.unnest(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))).label("zone_id"),
-        func.unnest(bindparam("b_serials", type_=ARRAY(r.c.serial.type))).label("serial"),
-    ).cte("stamped")
+    stamped = arrays.unnested("stamped", {"zone_id": z.c.id.type, "serial": r.c.serial.type})
     stamp_all = update(r).where(
         r.c.zone_id == stamped.c.zone_id, among(r.c.status, zone_store.UNSERVED),
         r.c.serial.is_(None)).values(serial=stamped.c.serial, updated_at=now)
@@ -273,15 +269,12 @@ _TAKE_ALL, _READ_ZONES, _RELEASE_ALL, _SERVED_OF_ZONES, _STAMP_ALL = _together_s
 
 def _complete_all():  # noqa: ANN202 - a prebuilt statement
     """``_SERVED_RECORDS`` and ``_ZONE_ACTIVE`` of many pushes in one PostgreSQL statement:
-    the pushes as arrays (zone, served serial, change counter), unnested side by side into
-    rows; the records' update a data-modifying CTE; the zones made ACTIVE returned."""
+    the pushes as arrays (zone, served serial, change counter; ``arrays.unnested``); the
+    records' update a data-modifying CTE; the zones made ACTIVE returned."""
     z, r = Zone.__table__, Record.__table__
     now = bindparam("b_now", type_=Timestamp)
-    pushed = select(
-        func.unnest(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type))).label("zone_id"),
-        func.unnest(bindparam("b_serials", type_=ARRAY(r.c.serial.type))).label("serial"),
-        func.unnest(bindparam("b_seqs", type_=ARRAY(z.c.change_seq.type))).label("seq"),
-    ).cte("pushed")
+    pushed = arrays.unnested("pushed", {"zone_id": z.c.id.type, "serial": r.c.serial.type,
+                                        "seq": z.c.change_seq.type})
     served = update(r).where(
         r.c.zone_id == pushed.c.zone_id, among(r.c.status, zone_store.UNSERVED),
         r.c.serial.is_not(None), r.c.serial <= pushed.c.serial,
@@ -436,17 +429,13 @@ async def _prepare_new(session: AsyncSession, reads: list[Any], now: datetime
     ids = [zone.id for zone in zones]
     by_zone: dict[str, list] = {zone_id: [] for zone_id in ids}
     for row in await execute(session, _SERVED_OF_ZONES, {"b_zone_ids": ids}):
-        by_zone[row.zone_id].append(row[1:])
+        by_zone[row.zone_id].append(row[:-1])
     await zonehistory.record_new_bases(session, [
         (zone.id, zone.serial, await slices.drive(_served_set_steps([by_zone[zone.id]], zone.id)))
         for zone in zones])
-    await execute(session, _STAMP_ALL, {"b_zone_ids": ids, "b_serials": [z.serial for z in zones],
+    await execute(session, _STAMP_ALL, {"b_zone_id": ids, "b_serial": [z.serial for z in zones],
                                         "b_now": now})
-    return [ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
-                        zone.change_seq, zone.hard_delete, zone.attempts,
-                        zone.transferred_at is not None, zone.pending_since,
-                        signed=bool(read.signed), small=read.unserved < SMALL_CHANGE)
-            for zone, read in zip(zones, reads)]
+    return [_claimed(zone, read) for zone, read in zip(zones, reads)]
 
 
 async def _claim_one(session: AsyncSession, zone_id: str, owner: str, lease_seconds: int,
@@ -495,10 +484,16 @@ async def _prepare_claimed(session: AsyncSession, read: Any, now: datetime,
                                             "b_now": now}, BOUNDED if small else {})
     if read.unstamped:
         await change_store.stamp_serial(session, zone.id, zone.serial)
+    return _claimed(zone, read)
+
+
+def _claimed(zone: Any, read: Any) -> ClaimedZone:
+    """The claim of ``zone`` (its frozen copy as the claim left it) as the worker pushes it;
+    ``read``: the zone as the claim read it (``_READ_ZONE``)."""
     return ClaimedZone(zone.id, zone.name, zone.pool_id, zone.type, zone.action, zone.serial,
                        zone.change_seq, zone.hard_delete, zone.attempts,
                        zone.transferred_at is not None, zone.pending_since,
-                       signed=bool(read.signed), small=small)
+                       signed=bool(read.signed), small=read.unserved < SMALL_CHANGE)
 
 
 def _unchanged(prepared: zonehistory.PreparedStep | None,
@@ -633,9 +628,9 @@ async def _complete_together(session: AsyncSession, served: Sequence[tuple[Claim
     active: set[str] = set()
     if changed:
         found = await execute(session, _COMPLETE_ALL, {
-            "b_zone_ids": [claimed.id for claimed, _ in changed],
-            "b_serials": [serial for _, serial in changed],
-            "b_seqs": [claimed.change_seq for claimed, _ in changed], "b_now": utcnow()})
+            "b_zone_id": [claimed.id for claimed, _ in changed],
+            "b_serial": [serial for _, serial in changed],
+            "b_seq": [claimed.change_seq for claimed, _ in changed], "b_now": utcnow()})
         active = {row[0] for row in found}
     done = []
     for claimed, serial in served:

@@ -8,7 +8,7 @@ table, this view serves each pool's catalog zone (generated from its members, se
 
 from __future__ import annotations
 
-from sqlalchemy import Select, bindparam, func, select, union
+from sqlalchemy import ColumnElement, Select, bindparam, func, select, union
 
 from openkeel_designate import slices
 from openkeel_designate.dnswire.catalog import catalog_records
@@ -29,17 +29,18 @@ from openkeel_designate.storage.models import (
 )
 
 
-def _served_query() -> Select:
-    """(name, type, ttl, data) of every served record of zone ``b_zone_id``: what an AXFR
-    carries, and what the worker's history compares."""
+def served_query(zones: ColumnElement[bool]) -> Select:
+    """(name, type, ttl, data) of every served record of the zones ``zones`` picks: what an
+    AXFR carries, and what the worker's history compares."""
     return (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
                    Record.data)
             .join(Record, Record.recordset_id == RecordSet.id)
             .join(Zone, Zone.id == RecordSet.zone_id)
-            .where(RecordSet.zone_id == bindparam("b_zone_id"), Record.action != "DELETE"))
+            .where(zones, Record.action != "DELETE"))
 
 
-SERVED = _served_query()  # built once: AXFR reads the whole zone with it, and the history
+# built once, of zone ``b_zone_id``: AXFR reads the whole zone with it, and the history
+SERVED = served_query(RecordSet.zone_id == bindparam("b_zone_id"))
 
 
 def served_records(rows, zone: str) -> list[ServedRecord]:  # noqa: ANN001 - rows of SERVED
