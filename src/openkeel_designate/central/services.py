@@ -37,10 +37,13 @@ class Services:
 
             self.notifier = Notifier(self.conf)
 
-    def wake_worker(self) -> None:
+    def wake_worker(self, announced: bool = False) -> None:
+        """A write committed a pending zone: the workers of this process are woken, those of
+        others told by a NOTIFY, unless the write sent it itself (``announced``,
+        ``wakeup.announcing``)."""
         for listener in self.wake_listeners:
             listener()
-        if self.db.backend != "postgresql":
+        if self.db.backend != "postgresql" or announced:
             return
         if self._announcing is not None:
             # One NOTIFY at a time: the one in flight may have gone before this commit, so it
