@@ -205,7 +205,7 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
             raise
         raise errors.DuplicateRecordSet("Duplicate RecordSet") from exc
     if result.records:
-        svc.wake_worker(announced=rs_store.create_is_merged(svc.db.backend, len(result.records)))
+        svc.wake_worker()
     return result
 
 

@@ -37,13 +37,10 @@ class Services:
 
             self.notifier = Notifier(self.conf)
 
-    def wake_worker(self, announced: bool = False) -> None:
-        """A write committed a pending zone: the workers of this process are woken, those of
-        others told by a NOTIFY, unless the write sent it itself (``announced``,
-        ``wakeup.announcing``)."""
+    def wake_worker(self) -> None:
         for listener in self.wake_listeners:
             listener()
-        if self.db.backend != "postgresql" or announced:
+        if self.db.backend != "postgresql":
             return
         if self._announcing is not None:
             # One NOTIFY at a time: the one in flight may have gone before this commit, so it

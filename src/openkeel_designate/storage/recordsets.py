@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
 from openkeel_designate.domain.paging import Page
-from openkeel_designate.storage import quotas, rows, wakeup
+from openkeel_designate.storage import quotas, rows
 from openkeel_designate.storage import zones as zone_store
 from openkeel_designate.storage.database import BOUNDED, Database, execute, execute_many
 from openkeel_designate.storage.keys import record_hash
@@ -160,7 +160,7 @@ async def insert_marking_pending(session: AsyncSession, recordset: dict, records
     Elsewhere (and for a recordset of many records), the three statements."""
     zone_id = recordset["zone_id"]
     assert session.bind is not None
-    if not create_is_merged(session.bind.dialect.name, len(records)):
+    if session.bind.dialect.name != "postgresql" or not 0 < len(records) <= MERGED_RECORDS:
         await insert_rows(session, [recordset], records)
         if records:
             await zone_store.mark_pending(session, zone_id, action, bump_serial)
@@ -175,27 +175,18 @@ async def insert_marking_pending(session: AsyncSession, recordset: dict, records
 MERGED_RECORDS = 8  # records of a recordset whose create is one statement on PostgreSQL
 
 
-def create_is_merged(backend: str, records: int) -> bool:
-    """Whether a recordset create of ``records`` records is one statement
-    (``insert_marking_pending``), which also tells the workers of other processes at its
-    commit (``wakeup.announcing``): its caller then need not ``wakeup.announce``."""
-    return backend == "postgresql" and 0 < records <= MERGED_RECORDS
-
-
 @functools.lru_cache(maxsize=2 * MERGED_RECORDS)
 def _merged_create(records: int, bump_serial: bool) -> Update:
     """The zone's pending mark (``zones.MARK_PENDING``) with the new recordset and its
-    ``records`` records inserted by data-modifying CTEs, and the workers told at its commit
-    (``wakeup.announcing``); PostgreSQL only. Each parameter is the row's column prefixed by
-    ``s_`` (the recordset) or ``r<index>_`` (a record)."""
+    ``records`` records inserted by data-modifying CTEs (PostgreSQL only): each parameter is
+    the row's column prefixed by ``s_`` (the recordset) or ``r<index>_`` (a record)."""
     rs, r = RecordSet.__table__, Record.__table__
     new_set = sql_insert(rs).values(
         {c.key: bindparam(f"s_{c.key}", type_=c.type) for c in rs.columns}).cte("new_recordset")
     new_records = sql_insert(r).values(
         [{c.key: bindparam(f"r{index}_{c.key}", type_=c.type) for c in r.columns}
          for index in range(records)]).cte("new_records")
-    return wakeup.announcing(
-        zone_store.MARK_PENDING[bump_serial].add_cte(new_set).add_cte(new_records))
+    return zone_store.MARK_PENDING[bump_serial].add_cte(new_set).add_cte(new_records)
 
 
 def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from sqlalchemy import Update, exists, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from openkeel_designate.storage.asyncpg_statements import driver_connection
@@ -34,16 +33,6 @@ async def announce(db: Database) -> None:
             await connection.execute(f"NOTIFY {CHANNEL}")
     except Exception as exc:  # a hint only: the sweep will find the zone anyway
         LOG.debug("could not announce pending work: %s", exc)
-
-
-def announcing(statement: Update) -> Update:
-    """``statement`` (PostgreSQL) that also tells the workers of other processes, as
-    ``announce`` does, by a NOTIFY PostgreSQL delivers at its transaction's commit (none if it
-    rolls back): no round trip of its own after the commit, where each sequential write paid
-    one (bench/README.md, "fewer round trips per zone"). The caller then need not
-    ``announce``."""
-    told = select(func.pg_notify(literal(CHANNEL), literal("")).label("told")).cte("announced")
-    return statement.where(exists(select(told.c.told)))
 
 
 class Listener:

@@ -6,13 +6,11 @@ sends nothing through SQLAlchemy's execution and writes what SQLAlchemy would ha
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from sqlalchemy import text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import quotas, recordsets, wakeup, zone_create, zones
+from openkeel_designate.storage import quotas, recordsets, zone_create, zones
 from openkeel_designate.storage.database import Database, bounded, execute_many
 from openkeel_designate.storage.models import new_id
 from support.databases import migrated_database_url
@@ -205,43 +203,4 @@ async def test_a_duplicate_zone_is_a_duplicate_and_writes_nothing(url: str) -> N
         [[counts]] = await db.point_reads([(_ZONE_ROWS, {})])
         assert tuple(counts) == (1, 1, 1, 2, 3)
     finally:
-        await db.dispose()
-
-
-async def test_a_merged_create_tells_other_workers_at_its_commit(url: str) -> None:
-    """On PostgreSQL the merged create also NOTIFYs the workers of other processes
-    (``wakeup.announcing``): delivered once its transaction commits, not before, and not by
-    a create that fails (a duplicate, rolled back)."""
-    if not url.startswith("postgresql"):
-        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
-    db = Database(url)
-    woken: list[None] = []
-    listener = wakeup.Listener(db, lambda: woken.append(None))
-    try:
-        async with db.read() as session, session.begin():
-            session.add(a_zone())
-        assert await listener.start()
-
-        async def create(name: str, before_commit: list[int]) -> None:
-            async def work(session) -> None:  # noqa: ANN001
-                zone = await zones.get_locked_copy(session, "z-1", project_id="p",
-                                                   all_tenants=False)
-                await _create(session, zone, name, ["192.0.2.1"])
-                await asyncio.sleep(0.2)  # a notification sent at once would be here by now
-                before_commit.append(len(woken))
-            await db.transaction(work)
-
-        seen: list[int] = []
-        await create("www.a.example.", seen)
-        for _ in range(100):
-            if woken:
-                break
-            await asyncio.sleep(0.02)
-        assert (seen, len(woken)) == ([0], 1)
-        with pytest.raises(errors.Duplicate):
-            await create("WWW.a.example.", [])
-        await asyncio.sleep(0.3)
-        assert len(woken) == 1
-    finally:
-        await listener.stop()
         await db.dispose()
