@@ -61,6 +61,13 @@ CLAIM_SLICE_SECONDS = 0.05
 # A change of at most this many records (a POST's, not an import's) has its records' stamp
 # and completion vouched small (``database.bounded``: on SQLite no thread crossing).
 SMALL_CHANGE = 100
+# A zone of fewer records is read whole for its IXFR history by one statement of the driver's
+# own (``database.execute``); a larger one through SQLAlchemy in partitions, between which the
+# loop serves others. At 100 (``SMALL_CHANGE``, as before), a zone that sequential POSTs had
+# grown past it went through SQLAlchemy at every claim: 2,000 POSTs by wrk into one zone on
+# PostgreSQL cost 2.61 ms of the server's CPU each before, 2.36 after (bench/README.md,
+# "fewer round trips per zone").
+READ_AT_ONCE = 2_000
 # A zone whose newest snapshot is at least this large (zlib'd JSON, ~7 bytes a record: some
 # 5,000 records) has its next IXFR step made before the claim's write transaction
 # (``zonehistory.PreparedStep``); a smaller one is read inside it, as that costs less than a
@@ -143,7 +150,7 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     #   are many), before the claim sets the SOA record PENDING: one more;
     # * whether a signing epoch is due and whether change batches wait for their serial, so
     #   that the claim runs those UPDATEs only when they change something;
-    # * whether the zone is small: its records, counted no further than ``SMALL_CHANGE``
+    # * whether the zone is small: its records, counted no further than ``READ_AT_ONCE``
     #   (the IXFR history then reads it at once, ``_served_set``);
     # * the serial of the IXFR history's newest snapshot (a new zone's base is written once);
     # * what a new serial's SOA needs: the SOA recordset and its MNAME, the pool's first NS.
@@ -162,7 +169,7 @@ def _read_zone(which: ColumnElement[bool], counted: ColumnElement[str]) -> Selec
         r.c.zone_id == counted, among(r.c.status, zone_store.UNSERVED)).limit(SMALL_CHANGE
                                                                                ).correlate(z)
     count_unserved = select(func.count()).select_from(unserved.subquery()).scalar_subquery()
-    some = select(r.c.id).where(r.c.zone_id == counted).limit(SMALL_CHANGE).correlate(z)
+    some = select(r.c.id).where(r.c.zone_id == counted).limit(READ_AT_ONCE).correlate(z)
     count_some = select(func.count()).select_from(some.subquery()).scalar_subquery()
     soa_set = select(rs.c.id).where(rs.c.zone_id == z.c.id, rs.c.type == "SOA")
     mname = select(ns.c.hostname).where(ns.c.pool_id == z.c.pool_id).order_by(
@@ -458,7 +465,7 @@ async def _prepare_claimed(session: AsyncSession, read: Any, now: datetime,
     zone_id = zone.id
     # the SOA record the claim makes PENDING is the one more than those counted
     small = read.unserved < SMALL_CHANGE
-    small_zone = read.records < SMALL_CHANGE
+    small_zone = read.records < READ_AT_ONCE
     pending_since = zone.pending_since or now
     if zone.increment_serial and zone.action != "DELETE":
         old_serial = zone.serial
@@ -559,7 +566,7 @@ async def _served_set(session: AsyncSession, zone_id: str,
     """What mdns serves of the zone now, the SOA without its serial: the content the history
     compares (a step that changes the SOA's email or TTL then says so).
 
-    ``small_zone``: the zone has fewer than ``SMALL_CHANGE`` records, read at once (on
+    ``small_zone``: the zone has fewer than ``READ_AT_ONCE`` records, read at once (on
     PostgreSQL by asyncpg itself, ``database.execute``); else in partitions, between which the
     loop serves others (a zone of 100,000 records)."""
     if small_zone:
