@@ -20,7 +20,7 @@ from sqlalchemy import (ARRAY, ColumnElement, Insert, String, and_, any_, bindpa
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
-from openkeel_designate.storage import facts, quotas, rows
+from openkeel_designate.storage import facts, merged, quotas, rows
 from openkeel_designate.storage import recordsets as recordset_store
 from openkeel_designate.storage.database import bounded, execute, execute_many
 from openkeel_designate.storage.models import (
@@ -145,12 +145,9 @@ async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, st
                       masters: list[tuple[str, int]], recordsets: list[dict],
                       records: list[dict]) -> None:
     """The new zone's row (``new_zone``) with its attributes, masters and managed recordsets
-    and records (``recordsets.recordset_row``, ``record_row``).
-
-    On PostgreSQL, while each part has at most ``MERGED_ROWS`` rows, one statement
-    (``_merged_insert``): a round trip less per part (bench/README.md, "fewer round trips per
-    zone"). The foreign keys between the parts hold: PostgreSQL checks them at the end of
-    the statement. A duplicate name fails the whole statement, so nothing is written."""
+    and records (``recordsets.recordset_row``, ``record_row``): one statement on PostgreSQL
+    while each part has at most ``merged.MERGED_ROWS`` rows (``storage/merged``), else a
+    statement per part."""
     now = row["created_at"]
     attribute_rows = [rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key,
                                                         value=value, created_at=now))
@@ -160,12 +157,12 @@ async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, st
                    for host, port in masters]
     parts = (attribute_rows, master_rows, recordsets, records)
     assert session.bind is not None
-    if session.bind.dialect.name == "postgresql" and all(len(p) <= MERGED_ROWS for p in parts):
-        params = {f"z_{key}": value for key, value in row.items()}
+    if (session.bind.dialect.name == "postgresql"
+            and all(len(part) <= merged.MERGED_ROWS for part in parts)):
+        values = merged.params("z", [row])
         for (prefix, _), part in zip(_PARTS, parts):
-            for index, values in enumerate(part):
-                params.update((f"{prefix}{index}_{key}", value) for key, value in values.items())
-        await execute(session, _merged_insert(*map(len, parts)), params)
+            values.update(merged.params(prefix, part))
+        await execute(session, _merged_insert(*map(len, parts)), values)
         return
     await execute_many(session, _INSERT_ZONE, [row])
     if attribute_rows:
@@ -175,7 +172,6 @@ async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, st
     await recordset_store.insert_rows(session, recordsets, records)
 
 
-MERGED_ROWS = 8  # rows of each part of a zone create that is one statement on PostgreSQL
 # (parameter prefix, table) of each part after the zone, in ``insert_zone``'s order
 _PARTS = (("a", ZoneAttribute.__table__), ("m", ZoneMaster.__table__),
           ("s", RecordSet.__table__), ("r", Record.__table__))
@@ -183,16 +179,13 @@ _PARTS = (("a", ZoneAttribute.__table__), ("m", ZoneMaster.__table__),
 
 @functools.lru_cache(maxsize=32)
 def _merged_insert(*counts: int) -> Insert:
-    """The zone's INSERT with each other part's rows inserted by a data-modifying CTE
-    (PostgreSQL only); ``counts``: the rows of each of ``_PARTS``. Each parameter is the
-    row's column prefixed by ``z_`` (the zone) or the part's prefix and the row's index."""
+    """The zone's INSERT (parameters ``z0_<column>``) with each other part's rows inserted
+    by a CTE; ``counts``: the rows of each of ``_PARTS``."""
     z = Zone.__table__
-    statement = insert(z).values({c.key: bindparam(f"z_{c.key}", type_=c.type) for c in z.columns})
+    statement = insert(z).values(merged.row_values(z, "z"))
     for (prefix, table), count in zip(_PARTS, counts):
         if count:
-            statement = statement.add_cte(insert(table).values(
-                [{c.key: bindparam(f"{prefix}{index}_{c.key}", type_=c.type) for c in table.columns}
-                 for index in range(count)]).cte(f"new_{table.name}"))
+            statement = statement.add_cte(merged.inserted(table, prefix, count))
     return statement
 
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import quotas, recordsets, zone_create, zones
+from openkeel_designate.storage import merged, quotas, recordsets, zone_create, zones
 from openkeel_designate.storage.database import Database, bounded, execute_many
 from openkeel_designate.storage.models import new_id
 from support.databases import migrated_database_url
@@ -66,9 +66,9 @@ async def test_a_recordset_create_runs_no_statement_through_sqlalchemy(url: str)
         await db.dispose()
 
 
-@pytest.mark.parametrize("count", [1, recordsets.MERGED_RECORDS, recordsets.MERGED_RECORDS + 1])
+@pytest.mark.parametrize("count", [1, merged.MERGED_ROWS, merged.MERGED_ROWS + 1])
 async def test_a_recordset_create_writes_its_rows_and_marks_the_zone(url: str, count: int) -> None:
-    """``insert_marking_pending``, one statement on PostgreSQL up to ``MERGED_RECORDS`` records
+    """``insert_marking_pending``, one statement on PostgreSQL up to ``merged.MERGED_ROWS`` records
     (data-modifying CTEs) and three beyond and elsewhere: the same rows either way."""
     db = Database(url)
     try:
@@ -165,7 +165,7 @@ _ZONE_ROWS = text(
     " (SELECT count(*) FROM records)")
 
 
-@pytest.mark.parametrize("hosts", [1, zone_create.MERGED_ROWS - 1, zone_create.MERGED_ROWS])
+@pytest.mark.parametrize("hosts", [1, merged.MERGED_ROWS - 1, merged.MERGED_ROWS])
 async def test_a_zone_create_writes_every_part(url: str, hosts: int) -> None:
     """``zone_create.insert_zone``: one statement on PostgreSQL while each part has at most
     ``MERGED_ROWS`` rows (records: the SOA and ``hosts`` NS; the last case is one past), the
