@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 from openkeel_designate.storage.models import Quota
 
 # Databases whose LIMIT takes a subquery (MariaDB's takes only a number or a placeholder).
-_CAPPED_DIALECTS = ("sqlite", "postgresql")
+CAPPED_DIALECTS = ("sqlite", "postgresql")
 S = TypeVar("S")
 
 
@@ -51,7 +51,7 @@ def form_for(forms: dict[bool, S], bind: AsyncConnection | AsyncEngine | None) -
     """Of a read built with counts ``capped`` (True) and whole (False), the one the database
     of this connection or engine (``session.bind``) takes."""
     assert bind is not None
-    return forms[bind.dialect.name in _CAPPED_DIALECTS]
+    return forms[bind.dialect.name in CAPPED_DIALECTS]
 
 
 def capped_at(rows: Select, limit: int) -> Select:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import (ARRAY, ColumnElement, Select, and_, any_, bindparam, case, func, or_, select,
-                        update)
+from sqlalchemy import (ARRAY, ColumnElement, Select, and_, any_, bindparam, case, func, not_, or_,
+                        select, update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -141,7 +141,9 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
         return select(c.c.id, c.c.lease_owner, c.c.action, c.c.change_seq,
                       *_prepare_head(c.c.id)).order_by(c.c.updated_at)
     idle = with_heads(candidates)
-    busy = with_heads(candidates.where(z.c.id.not_in(bindparam("busy", expanding=True))))
+    # by dialect name: the zones this worker is pushing, one parameter (``arrays.member``)
+    busy = {dialect: with_heads(candidates.where(not_(pushing)))
+            for dialect, pushing in arrays.member(z.c.id, "busy").items()}
     # The zone read with more columns, each a statement of its own before:
     # * whether it is signed;
     # * whether the change is small: the records not yet ACTIVE, which both the claim's stamp
@@ -306,7 +308,8 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     params: dict = {"now": utcnow(), "limit": limit, "last_record": PREPARE_RECORDS - 1}
     query = _CANDIDATES
     if busy:
-        query, params["busy"] = _CANDIDATES_NOT_BUSY, list(busy)
+        query = _CANDIDATES_NOT_BUSY[db.backend]
+        params["busy"] = arrays.listed(db.backend, sorted(busy))
     # A point read (``Database.point_reads``): on SQLite no thread hop; the UPDATE of each
     # claim checks again that the zone is still claimable.
     [found] = await db.point_reads([(query, params)])

@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from sqlalchemy import (ARRAY, ColumnElement, Insert, String, and_, any_, bindparam, func, insert, literal,
+from sqlalchemy import (ColumnElement, Insert, and_, bindparam, func, insert, literal,
                         or_, select, union_all, update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain import names
-from openkeel_designate.storage import facts, merged, quotas, rows
+from openkeel_designate.storage import arrays, facts, merged, quotas, rows
 from openkeel_designate.storage import recordsets as recordset_store
 from openkeel_designate.storage.database import bounded, execute, execute_many
 from openkeel_designate.storage.models import (
@@ -63,11 +63,9 @@ class CreateFacts:
 
 
 def _statements():  # noqa: ANN202 - prebuilt statements
-    """The read in two forms, by whether the database takes a subquery as a LIMIT: the
-    project's zones counted only as far as its quota can tell (``quotas.capped``), or whole
-    (MariaDB); and a third for PostgreSQL, where the name's ancestors are one array parameter
-    (``= ANY``) instead of a list SQLAlchemy expands at each execution: a statement prepared
-    once, which asyncpg runs itself (``database.execute``)."""
+    """The read in a form per dialect name (``_FACTS``): the project's zones counted only as
+    far as its quota can tell (``quotas.capped``) where a LIMIT takes a subquery, else whole
+    (MariaDB); the name's ancestors as one parameter (``arrays.member``)."""
     z, q, t, b = Zone.__table__, Quota.__table__, Tld.__table__, Blacklist.__table__
     project = bindparam("project_id")
     zones = select(literal(1)).select_from(z).where(z.c.tenant_id == project, z.c.deleted == LIVE)
@@ -90,18 +88,17 @@ def _statements():  # noqa: ANN202 - prebuilt statements
                      z.c.reverse_key < bindparam("below_to")))),
             *PLACEMENT_PARTS)
 
-    listed = z.c.name_key.in_(bindparam("ancestors", expanding=True))
-    forms = {cap: read(cap, listed) for cap in (True, False)}
-    on_postgresql = read(True, z.c.name_key == any_(bindparam("ancestors", type_=ARRAY(String))))
+    forms = {dialect: read(dialect in quotas.CAPPED_DIALECTS, ancestors)
+             for dialect, ancestors in arrays.member(z.c.name_key, "ancestors").items()}
     adopt = update(z).where(z.c.id.in_(bindparam("ids", expanding=True))).values(
         parent_zone_id=bindparam("parent_id"), updated_at=bindparam("now"))
     # The new zone's rows (a handful: ``bounded``, on SQLite no thread crossing).
-    return (forms, on_postgresql, bounded(insert(z)), bounded(insert(ZoneAttribute.__table__)),
+    return (forms, bounded(insert(z)), bounded(insert(ZoneAttribute.__table__)),
             bounded(insert(ZoneMaster.__table__)), adopt,
             select(z.c.id, z.c.name).where(z.c.id.in_(bindparam("ids", expanding=True))))
 
 
-(_FACTS, _FACTS_POSTGRESQL, _INSERT_ZONE, _INSERT_ATTRIBUTES, _INSERT_MASTERS, _ADOPT,
+(_FACTS, _INSERT_ZONE, _INSERT_ATTRIBUTES, _INSERT_MASTERS, _ADOPT,
  _NAMES) = _statements()
 
 
@@ -109,11 +106,11 @@ async def read_facts(session: AsyncSession, project_id: str | None, name: str,
                      caps: quotas.Caps) -> CreateFacts:
     folded = names.key(name)
     labels = folded.split(".")
-    statement = _FACTS_POSTGRESQL if session.bind.dialect.name == "postgresql" \
-        else quotas.form_for(_FACTS, session.bind)
-    found = await execute(session, statement, {
+    dialect = session.bind.dialect.name
+    found = await execute(session, _FACTS[dialect], {
         "project_id": project_id, "name_key": folded,
-        "ancestors": [".".join(labels[i:]) for i in range(1, len(labels) - 1)],
+        "ancestors": arrays.listed(dialect, [".".join(labels[i:])
+                                             for i in range(1, len(labels) - 1)]),
         "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/",
         **caps.params(project_id, "zones")})
     count, overrides, tlds, blacklists, related = 0, {}, [], [], []

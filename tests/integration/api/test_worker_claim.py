@@ -28,6 +28,18 @@ async def test_a_zone_still_being_pushed_is_not_claimed_again_by_its_worker(clie
     assert [z.id for z in other] == [zone_id] and other[0].taken_over
 
 
+async def test_only_the_zones_being_pushed_are_left_out_of_a_claim(client, services):
+    """``busy`` (one list parameter, a form per database) leaves out those zones only."""
+    ids = []
+    for name in ("busy-one.example.", "busy-two.example.", "busy-three.example."):
+        created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                    headers=OWNER)
+        assert created.status_code == 202
+        ids.append(created.json()["id"])
+    claimed = await workqueue.claim(services.db, "worker-1", 60, 10, busy={ids[0], ids[2]})
+    assert [z.id for z in claimed] == [ids[1]]
+
+
 @pytest.mark.parametrize("batched", [False, True])
 async def test_a_server_row_keeps_since_until_its_status_changes(client, services, batched):
     """What a push saw is overwritten in place: ``since`` moves only with the status (MySQL

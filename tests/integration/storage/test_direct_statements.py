@@ -204,3 +204,22 @@ async def test_a_duplicate_zone_is_a_duplicate_and_writes_nothing(url: str) -> N
         assert tuple(counts) == (1, 1, 1, 2, 3)
     finally:
         await db.dispose()
+
+
+async def test_a_zone_create_reads_its_facts_without_sqlalchemy(url: str) -> None:
+    """``zone_create.read_facts``: the name's ancestors go as one parameter (an array on
+    PostgreSQL, a JSON text on SQLite), so the read runs through the driver's own runner; it
+    finds the zones above and below the name, and the same name in another case, only."""
+    db = Database(url)
+    try:
+        for name in ("example.", "a.example.", "x.b.example.", "B.example.", "c.example."):
+            await _create_zone(db, name, 1)
+        seen = SQLAlchemyStatements(db)
+        facts = await db.transaction(lambda session: zone_create.read_facts(
+            session, "p", "b.example.", quotas.Caps({"zones": 10}, False)))
+        assert seen.sent == []
+        assert sorted(zone.name for zone in facts.related) == [
+            "B.example.", "example.", "x.b.example."]
+        assert facts.zones_of_project == 5
+    finally:
+        await db.dispose()
