@@ -24,6 +24,11 @@ def unnested(name: str, columns: dict[str, TypeEngine]) -> CTE:
                     for column, kind in columns.items())).cte(name)
 
 
+def any_of(column: ColumnElement, name: str) -> ColumnElement[bool]:
+    """``column`` equal to an item of the PostgreSQL array parameter ``name`` (``= ANY``)."""
+    return column == any_(bindparam(name, type_=ARRAY(column.type)))
+
+
 def member(column: ColumnElement[str], name: str) -> dict[str, ColumnElement[bool]]:
     """``column`` among the strings of the parameter ``name`` (its value: ``listed``), as a
     form per dialect name. An array with ``= ANY`` on PostgreSQL and a JSON text unpacked by
@@ -32,7 +37,7 @@ def member(column: ColumnElement[str], name: str) -> dict[str, ColumnElement[boo
     whole execution path instead, on every zone create and every claim while pushes ran. On
     MariaDB (``mysql``) it still is such a list."""
     unpacked = func.json_each(bindparam(name, type_=String)).table_valued("value")
-    return {"postgresql": column == any_(bindparam(name, type_=ARRAY(String))),
+    return {"postgresql": any_of(column, name),
             "sqlite": column.in_(select(unpacked.c.value)),
             "mysql": column.in_(bindparam(name, expanding=True))}
 

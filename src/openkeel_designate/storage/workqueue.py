@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import (ARRAY, ColumnElement, Select, and_, any_, bindparam, case, func, not_, or_,
-                        select, update)
+from sqlalchemy import (ColumnElement, Select, and_, bindparam, case, func, not_, or_, select,
+                        update)
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
@@ -254,7 +254,7 @@ def _together_statements():  # noqa: ANN202 - prebuilt statements
     """``_TAKE`` and ``_READ_ZONE`` of many zones (PostgreSQL: ids as one array), and their
     leases handed back (``_claim_together``)."""
     z = Zone.__table__
-    ids = z.c.id == any_(bindparam("b_zone_ids", type_=ARRAY(z.c.id.type)))
+    ids = arrays.any_of(z.c.id, "b_zone_ids")
     now = bindparam("b_now", type_=Timestamp)
     take_all = update(z).where(ids, _claimable(now)).values(
         lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"),
@@ -262,8 +262,8 @@ def _together_statements():  # noqa: ANN202 - prebuilt statements
     release_all = update(z).where(ids, z.c.lease_owner == bindparam("b_owner")).values(
         lease_owner=None, lease_expires_at=None)
     # ``SERVED`` of many zones, each row with its zone last
-    served_of_zones = served_query(RecordSet.zone_id == any_(
-        bindparam("b_zone_ids", type_=ARRAY(z.c.id.type)))).add_columns(RecordSet.zone_id)
+    served_of_zones = served_query(arrays.any_of(RecordSet.zone_id, "b_zone_ids")).add_columns(
+        RecordSet.zone_id)
     # ``_STAMP_RECORDS`` of many zones, each with its serial
     r = Record.__table__
     stamped = arrays.unnested("stamped", {"zone_id": z.c.id.type, "serial": r.c.serial.type})
