@@ -6,10 +6,10 @@ unexpected exception) is ``api/edge.py``; errors of every kind are rendered in `
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import Response
+from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api.access import AccessMiddleware
 from openkeel_designate.api.auth import Authenticator, FlagRefused, make_authenticator
@@ -51,43 +51,34 @@ _FLASK_404 = (
 )
 
 
-def create_app(services: Services, auth: Authenticator | None = None) -> FastAPI:
+def create_app(services: Services, auth: Authenticator | None = None) -> Starlette:
     """``auth`` defaults to the ``[service:api] auth_strategy`` of the services' config."""
     auth = auth or make_authenticator(services.conf)
-    app = FastAPI(title="OpenKeel Designate", version="2.4", docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json", redirect_slashes=False,
-                  # FastAPI's own OpenTelemetry hooks off: the service's metrics and request log
-                  # are its own (observability/), and the hooks looked up three global
-                  # providers on every request only to find none configured.
-                  telemetry={"tracing": False, "metrics": False, "logs": False})
+    routes = [route for module in (root, health, console, zones, propagation, dnssec, recordsets,
+                                   changes, pools, service_statuses, limits, reverse, tlds,
+                                   tsigkeys, blacklists, admin, transfers, shares, zone_imports,
+                                   zone_exports, zone_actions)
+              for route in module.router.routes]
+    configured = services.conf.supported_record_type
+    routes.append(install_openapi(routes, [name for name in configured
+                                           if rrtypes.enabled(name, configured)]))
+    app = Starlette(routes=routes)
+    app.router.redirect_slashes = False  # the edge strips a trailing "/" as Designate does
     app.state.services = services
     app.state.auth = auth
-    for module in (root, health, console, zones, propagation, dnssec, recordsets, changes, pools,
-                   service_statuses,
-                   limits, reverse,
-                   tlds, tsigkeys, blacklists, admin,
-                   transfers, shares,
-                   zone_imports, zone_exports, zone_actions):
-        # The routes themselves, in this order, not the routers: an included router is one
-        # more candidate FastAPI matches the path against, router by router, then once more
-        # inside the router it chose (~0.03 ms of a GET's 0.34 ms, bench/README.md). The
-        # routers carry no prefix, dependencies or limits of their own, so nothing is lost.
-        app.router.routes.extend(module.router.routes)
     _install_error_handlers(app)
-    configured = services.conf.supported_record_type
-    install_openapi(app, [name for name in configured if rrtypes.enabled(name, configured)])
     app.add_middleware(EdgeMiddleware, services=services, auth=auth)
     app.add_middleware(AccessMiddleware)  # outermost: counts and logs what the edge answers too
     return app
 
 
-def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(errors.DesignateError)
-    async def designate_error(request: Request, exc: errors.DesignateError) -> Response:
+def _install_error_handlers(app: Starlette) -> None:
+    async def designate_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, errors.DesignateError)
         return render_error(request, exc)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
         path = request.url.path
         if exc.status_code == 405:
             return json_response(error_body(405, "method_not_allowed", None, None,
@@ -100,18 +91,15 @@ def _install_error_handlers(app: FastAPI) -> None:
         return json_response(error_body(exc.status_code, "unknown", None, None,
                                         request_id(request)), exc.status_code)
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
-        return render_error(request, errors.BadRequest("Invalid request"))
-
-    @app.exception_handler(FlagRefused)
-    async def flag_refused(request: Request, exc: FlagRefused) -> Response:
+    async def flag_refused(request: Request, exc: Exception) -> Response:
         return Response(b"", 403)
 
     async def designate_quirk(request: Request, exc: Exception) -> Response:
         return render_unexpected(request, exc, quirk=True)
 
+    app.add_exception_handler(errors.DesignateError, designate_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(FlagRefused, flag_refused)
     # The 500s Designate gives on purpose (README, "Quirks reproduced on purpose").
     app.add_exception_handler(NotAnObject, designate_quirk)
     app.add_exception_handler(recordsets.ZoneIdFilterUnsupported, designate_quirk)
-

@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any
 
-from fastapi import Request
+from starlette.requests import Request
 
 from openkeel_designate.domain import errors
 

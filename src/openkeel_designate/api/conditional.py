@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from fastapi import Request
+from starlette.requests import Request
 
 from openkeel_designate.domain.conditions import Condition, parse_tags
 

@@ -7,7 +7,7 @@ out of the query, so they never reach filters or links.
 
 from __future__ import annotations
 
-from fastapi import Request
+from starlette.requests import Request
 
 from openkeel_designate.api.auth import Authenticator, FlagRefused
 from openkeel_designate.central.services import Services
@@ -27,13 +27,9 @@ def remaining_query(request: Request) -> list[tuple[str, str]]:
     return [(k, v) for k, v in request.query_params.multi_items() if k not in _FLAG_PARAMS]
 
 
-async def build_context(request: Request) -> RequestContext:
+def build_context(request: Request) -> RequestContext:
     """Cached per request; a flag refused by policy raises Forbidden (noauth: JSON 403) or
-    ``FlagRefused`` (keystone: empty 403, as Designate's keystonecontext answers).
-
-    A coroutine although it awaits nothing: FastAPI runs plain functions in a thread pool,
-    a hop on every request for work that takes microseconds.
-    """
+    ``FlagRefused`` (keystone: empty 403, as Designate's keystonecontext answers)."""
     cached = getattr(request.state, "context", None)
     if cached is not None:
         return cached

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import logging
 
-from fastapi.responses import Response
 from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from openkeel_designate.api.auth import Authenticator

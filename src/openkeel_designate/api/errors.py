@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from fastapi import Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api.render import json_response
 from openkeel_designate.domain import errors

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from fastapi import Request
+from starlette.requests import Request
 
 from openkeel_designate.api.context import remaining_query
 from openkeel_designate.api.paths import is_uuid

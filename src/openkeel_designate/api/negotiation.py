@@ -17,7 +17,7 @@ import html
 import json
 import re
 
-from fastapi.responses import Response
+from starlette.responses import Response
 
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _PARAM = rf"(?:;\s*{_TOKEN}\s*=\s*(?:{_TOKEN}|\"[^\"]*\")\s*)"

@@ -1,18 +1,22 @@
-"""The ``/openapi.json`` document, completed with what the routes cannot tell FastAPI.
+"""The ``/openapi.json`` document: the routes' paths, with what a route cannot tell by itself.
 
 Why: routes read their bodies and query strings by hand (Designate's adapter rules, its error
-texts and its key order cannot be expressed as pydantic models), so FastAPI's generated document
-lists paths only. Clients, docs and the fuzz test need the request bodies and the list
-parameters; they are described here, once, from the v2 API reference, and merged into the
-generated document without touching a route.
+texts and its key order cannot be expressed as schema models, ``api/routing.py``), so a route
+knows only its path, its methods and its path parameters. Clients, docs and the fuzz test need
+the request bodies and the list parameters; they are described here, once, from the v2 API
+reference, and added to each route's operation without touching a route.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from copy import deepcopy
 from typing import Any
 
-from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from openkeel_designate.domain import rrtypes
 
@@ -159,44 +163,68 @@ _FLOATINGIP_KEY: Schema = {
     "pattern": r"^[A-Za-z0-9_.-]+:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"}
 
 
-def install(app: FastAPI, record_types: list[str] | None = None) -> None:
-    """Serve the completed document from ``/openapi.json`` (built once, then cached).
-    ``record_types``: the deployment's ``supported_record_type``, so an opt-in type (DS) is
-    documented where it is accepted and a type turned off is not."""
-    generate = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = complete(generate(), record_types)
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
+TITLE = "OpenKeel Designate"
+VERSION = "2.4"
 
 
-def complete(document: dict[str, Any],
-             record_types: list[str] | None = None) -> dict[str, Any]:
-    """A copy of FastAPI's ``document`` with bodies, list parameters and UUID path formats;
-    recordset types as ``record_types`` (the default supported types when None)."""
-    doc = deepcopy(document)
-    for path, operations in doc.get("paths", {}).items():
-        for method, operation in operations.items():
-            _path_formats(operation)
-            body = BODIES.get((method, path))
-            if body is not None and record_types is not None:
-                body = _with_record_types(body, record_types)
-            if body is not None:
-                operation["requestBody"] = {
-                    "required": True, "content": {"application/json": {"schema": body}}}
-            if (method, path) == ("post", "/v2/zones/tasks/imports"):
-                operation["requestBody"] = {"required": True, "content": deepcopy(IMPORT_BODY)}
-            if method == "get" and path in LISTS:
-                operation.setdefault("parameters", []).extend(_list_parameters(*LISTS[path]))
-            for header in CONDITIONS.get((method, path), ()):
-                operation.setdefault("parameters", []).append({
-                    "name": header, "in": "header", "required": False,
-                    "schema": {"type": "string"},
-                    "description": "`*` or entity tags (ETag of the resource); 412 when not met"})
-    return doc
+def install(routes: list[BaseRoute], record_types: list[str] | None = None) -> Route:
+    """The route serving the document of ``routes`` from ``/openapi.json``, built on its first
+    request and then kept. ``record_types``: the deployment's ``supported_record_type``, so an
+    opt-in type (DS) is documented where it is accepted and a type turned off is not."""
+    built: list[bytes] = []
+
+    async def openapi_json(request: Request) -> Response:
+        if not built:
+            built.append(json.dumps(document(routes, record_types)).encode())
+        return Response(built[0], media_type="application/json")
+
+    return Route("/openapi.json", openapi_json, methods=["GET"], include_in_schema=False)
+
+
+def document(routes: list[BaseRoute], record_types: list[str] | None = None) -> dict[str, Any]:
+    """OpenAPI 3.1 for ``routes``: their paths and path parameters, with bodies, list
+    parameters and UUID path formats; recordset types as ``record_types`` (the default
+    supported types when None)."""
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        if not isinstance(route, Route) or not route.include_in_schema:
+            continue
+        for method in sorted(route.methods or ()):
+            if method != "HEAD":
+                paths.setdefault(route.path, {})[method.lower()] = _operation(
+                    route, method.lower(), record_types)
+    return {"openapi": "3.1.0", "info": {"title": TITLE, "version": VERSION}, "paths": paths}
+
+
+def _operation(route: Route, method: str, record_types: list[str] | None) -> dict[str, Any]:
+    path = route.path
+    operation: dict[str, Any] = {
+        "summary": route.name.replace("_", " ").capitalize(),
+        "operationId": re.sub(r"\W", "_", f"{route.name}{path}") + f"_{method}",
+        "responses": {"default": {"description": "the resource (JSON), or Designate's JSON "
+                                                 "error body"}},
+    }
+    parameters = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                  for name in route.param_convertors]
+    if parameters:
+        operation["parameters"] = parameters
+    _path_formats(operation)
+    body = BODIES.get((method, path))
+    if body is not None and record_types is not None:
+        body = _with_record_types(body, record_types)
+    if body is not None:
+        operation["requestBody"] = {
+            "required": True, "content": {"application/json": {"schema": body}}}
+    if (method, path) == ("post", "/v2/zones/tasks/imports"):
+        operation["requestBody"] = {"required": True, "content": deepcopy(IMPORT_BODY)}
+    if method == "get" and path in LISTS:
+        operation.setdefault("parameters", []).extend(_list_parameters(*LISTS[path]))
+    for header in CONDITIONS.get((method, path), ()):
+        operation.setdefault("parameters", []).append({
+            "name": header, "in": "header", "required": False,
+            "schema": {"type": "string"},
+            "description": "`*` or entity tags (ETag of the resource); 412 when not met"})
+    return operation
 
 
 def _with_record_types(body: Schema, record_types: list[str]) -> Schema:

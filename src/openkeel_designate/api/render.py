@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from fastapi.responses import Response
+from starlette.responses import Response
 
 from openkeel_designate.central.floatingips import FloatingIPView
 from openkeel_designate.central.pools import PoolView

@@ -14,10 +14,12 @@ from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
+from starlette.responses import Response
 
 from conftest import project
 from openkeel_designate.api.app import create_app
 from openkeel_designate.api.body import MAX_DEPTH
+from openkeel_designate.api.routing import Routes
 from support.databases import empty_database_url
 
 A = project("hostile")
@@ -194,11 +196,13 @@ async def test_every_error_carries_the_request_id(client, conf):
 async def failing_client(services) -> AsyncIterator[httpx.AsyncClient]:
     """The app with one extra route that fails the way a bug would."""
     app = create_app(services)
+    extra = Routes()
 
-    async def boom() -> None:
+    @extra.get("/v2/boom")
+    async def boom() -> Response:
         raise RuntimeError("a bug")
 
-    app.add_api_route("/v2/boom", boom, methods=["GET"])
+    app.router.routes.extend(extra.routes)
     # The outermost middleware must not see the error either: raise_app_exceptions=True.
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=True)
     async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:

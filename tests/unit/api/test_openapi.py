@@ -6,22 +6,38 @@ body silently undocumented (and unfuzzed).
 
 from __future__ import annotations
 
+import asyncio
+import json
 from types import SimpleNamespace
+from typing import Any
 
-from fastapi import FastAPI
+import pytest
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 from openkeel_designate import config
 from openkeel_designate.api import openapi
 from openkeel_designate.api.app import create_app
 
 
-def _app() -> FastAPI:
+def _app(conf: Any = None) -> Starlette:
     """The real app; building it touches no database (services are only used per request)."""
-    return create_app(SimpleNamespace(conf=config.load([])))  # type: ignore[arg-type]
+    return create_app(SimpleNamespace(conf=conf or config.load([])))  # type: ignore[arg-type]
+
+
+def _served(app: Starlette) -> bytes:
+    """The body ``GET /openapi.json`` answers, from the route itself (no middleware)."""
+    route = next(r for r in app.routes if isinstance(r, Route) and r.path == "/openapi.json")
+    response = asyncio.run(route.endpoint(None))  # type: ignore[arg-type]
+    return bytes(response.body)
+
+
+def _paths(app: Starlette) -> dict[str, Any]:
+    return json.loads(_served(app))["paths"]
 
 
 def test_every_described_body_and_list_is_a_route() -> None:
-    paths = _app().openapi()["paths"]
+    paths = _paths(_app())
     for method, path in openapi.BODIES:
         assert method in paths.get(path, {}), f"{method.upper()} {path} is not a route"
     for path in openapi.LISTS:
@@ -29,7 +45,7 @@ def test_every_described_body_and_list_is_a_route() -> None:
 
 
 def test_document_carries_bodies_parameters_and_uuid_formats() -> None:
-    paths = _app().openapi()["paths"]
+    paths = _paths(_app())
     create = paths["/v2/zones"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert create["required"] == ["name"]
     names = [p["name"] for p in paths["/v2/zones"]["get"]["parameters"]]
@@ -41,13 +57,35 @@ def test_document_carries_bodies_parameters_and_uuid_formats() -> None:
         "text/dns", "application/json"}
 
 
-def test_document_is_built_once() -> None:
+def test_document_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    built = []
+    real = openapi.document
+    monkeypatch.setattr(openapi, "document", lambda *args: built.append(1) or real(*args))
     app = _app()
-    assert app.openapi() is app.openapi()
+    assert _served(app) == _served(app)
+    assert len(built) == 1
+
+
+def test_every_route_is_documented_with_its_path_parameters() -> None:
+    """Each documented route, each of its methods but HEAD, and its path parameters in order;
+    the console, the health check and the document itself are left out."""
+    paths = _paths(_app())
+    routes = [r for r in _app().routes if isinstance(r, Route) and r.include_in_schema]
+    assert {r.path for r in routes} == set(paths)
+    for route in routes:
+        for method in route.methods or ():
+            if method == "HEAD":
+                continue
+            operation = paths[route.path][method.lower()]
+            names = [p["name"] for p in operation.get("parameters", []) if p["in"] == "path"]
+            assert names == list(route.param_convertors), (method, route.path)
+    assert not {"/console", "/healthcheck", "/openapi.json"} & set(paths)
+    ids = [op["operationId"] for item in paths.values() for op in item.values()]
+    assert len(ids) == len(set(ids))
 
 
 def test_change_feed_and_conditional_headers_are_described() -> None:
-    paths = _app().openapi()["paths"]
+    paths = _paths(_app())
     params = {p["name"]: p for p in paths["/v2/zones/{zone_id}/changes"]["get"]["parameters"]}
     assert params["since_serial"]["schema"]["type"] == "integer"
     assert params["origin"]["schema"]["enum"] == ["BATCH", "SERIAL"]
@@ -64,8 +102,7 @@ def test_recordset_types_follow_the_deployment() -> None:
         conf = config.load([])
         if supported is not None:
             conf.set_override("supported_record_type", supported)
-        app = create_app(SimpleNamespace(conf=conf))  # type: ignore[arg-type]
-        paths = app.openapi()["paths"]
+        paths = _paths(_app(conf))
         post = paths["/v2/zones/{zone_id}/recordsets"]["post"]["requestBody"]["content"]
         batch = paths["/v2/zones/{zone_id}/changes"]["post"]["requestBody"]["content"]
         return (post["application/json"]["schema"]["properties"]["type"]["enum"],

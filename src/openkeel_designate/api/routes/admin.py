@@ -10,30 +10,31 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import negotiation, render, render_admin
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context, remaining_query, truthy
+from openkeel_designate.api.context import remaining_query, truthy
 from openkeel_designate.api.errors import error_body, request_id
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Guard, Routes
 from openkeel_designate.api.schemas.admin import admin_quota_values
 from openkeel_designate.central import limits, reports, zonefile
 from openkeel_designate.central.services import Services
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 
-def _extension(name: str):
+def _extension(name: str) -> Guard:
     def enabled(request: Request) -> None:
         api = request.app.state.services.conf["service:api"]
         if name not in [e.strip() for e in api.enabled_extensions_admin]:
             raise StarletteHTTPException(404)
-    return Depends(enabled)
+    return enabled
 
 
 def _all_tenants(svc: Services, ctx: RequestContext) -> RequestContext:
@@ -48,17 +49,17 @@ def _admin_base(request: Request) -> str:
 
 
 # --- quotas ------------------------------------------------------------------------------------
-@router.get("/admin/quotas/{tenant_id}", dependencies=[_extension("quotas")])
+@router.get("/admin/quotas/{tenant_id}", guard=_extension("quotas"))
 async def get_quotas(tenant_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     svc = request.app.state.services
     values = await limits.get_quotas(svc, _all_tenants(svc, ctx), tenant_id)
     return render.json_response(render_admin.admin_quota(values))
 
 
-@router.patch("/admin/quotas/{tenant_id}", dependencies=[_extension("quotas")])
+@router.patch("/admin/quotas/{tenant_id}", guard=_extension("quotas"))
 async def set_quotas(tenant_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     svc = request.app.state.services
     ctx = _all_tenants(svc, ctx)  # the admin rule first: a non-admin gets 403 whatever the body
     try:
@@ -72,31 +73,31 @@ async def set_quotas(tenant_id: str, request: Request,
     return render.json_response(render_admin.admin_quota(result))
 
 
-@router.delete("/admin/quotas/{tenant_id}", dependencies=[_extension("quotas")])
+@router.delete("/admin/quotas/{tenant_id}", guard=_extension("quotas"))
 async def reset_quotas(tenant_id: str, request: Request,
-                       ctx: RequestContext = Depends(build_context)) -> Response:
+                       ctx: RequestContext) -> Response:
     svc = request.app.state.services
     await limits.reset_quotas(svc, _all_tenants(svc, ctx), tenant_id)
     return Response(status_code=204)
 
 
 # --- reports -----------------------------------------------------------------------------------
-@router.get("/admin/reports/counts", dependencies=[_extension("reports")])
-async def all_counts(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+@router.get("/admin/reports/counts", guard=_extension("reports"))
+async def all_counts(request: Request, ctx: RequestContext) -> Response:
     counts = await reports.counts(request.app.state.services, ctx,
                                   ("zones", "records", "tenants"))
     return render.json_response({"counts": [counts]})
 
 
-@router.get("/admin/reports/counts/{name}", dependencies=[_extension("reports")])
+@router.get("/admin/reports/counts/{name}", guard=_extension("reports"))
 async def one_count(name: str, request: Request,
-                    ctx: RequestContext = Depends(build_context)) -> Response:
+                    ctx: RequestContext) -> Response:
     counts = await reports.counts(request.app.state.services, ctx, (name,))
     return render.json_response({"counts": [counts]})
 
 
-@router.get("/admin/reports/tenants", dependencies=[_extension("reports")])
-async def list_tenants(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+@router.get("/admin/reports/tenants", guard=_extension("reports"))
+async def list_tenants(request: Request, ctx: RequestContext) -> Response:
     api = request.app.state.services.conf["service:api"]
     limit = _admin_limit(request.query_params.get("limit"), api.default_limit_admin,
                          api.max_limit_admin)
@@ -113,9 +114,9 @@ async def list_tenants(request: Request, ctx: RequestContext = Depends(build_con
     return render.json_response({"links": links, "metadata": {}, "tenants": items})
 
 
-@router.get("/admin/reports/tenants/{tenant_id}", dependencies=[_extension("reports")])
+@router.get("/admin/reports/tenants/{tenant_id}", guard=_extension("reports"))
 async def get_tenant(tenant_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     tenant = await reports.get_tenant(request.app.state.services, ctx, tenant_id)
     return render.json_response(render_admin.tenant(tenant, _admin_base(request), True))
 
@@ -132,9 +133,9 @@ def _admin_limit(raw: str | None, default: int, maximum: int) -> int:
 
 
 # --- zones -------------------------------------------------------------------------------------
-@router.get("/admin/zones/export/{zone_id}", dependencies=[_extension("zones")])
+@router.get("/admin/zones/export/{zone_id}", guard=_extension("zones"))
 async def export_zone(zone_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     accept = request.headers.get("accept")
     if not negotiation.zone_file_acceptable(accept):
         return negotiation.not_acceptable(accept)  # before any lookup, as pecan

@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas.resource import Resource
 from openkeel_designate.central import crud
 from openkeel_designate.domain.context import RequestContext
@@ -37,12 +37,12 @@ class RowApi:
         lambda request, values, is_update: None
 
 
-def build(api: RowApi) -> APIRouter:
-    router = APIRouter()
+def build(api: RowApi) -> Routes:
+    router = Routes()
     path = f"/v2/{api.collection}"
 
     @router.get(path)
-    async def list_rows(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+    async def list_rows(request: Request, ctx: RequestContext) -> Response:
         page = listing.parse(request, ctx, api.spec)
         rows = await crud.find(request.app.state.services, ctx, api.kind, page)
         base = listing.base_url(request)
@@ -53,7 +53,7 @@ def build(api: RowApi) -> APIRouter:
 
     @router.post(path)
     async def create_row(request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
         values = api.create.parse(await read_json(request))
         check = api.checks(request, values, False)
         row = await crud.create(request.app.state.services, ctx, api.kind, values, check)
@@ -62,14 +62,14 @@ def build(api: RowApi) -> APIRouter:
 
     @router.get(path + "/{row_id}")
     async def get_row(row_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
         row = await crud.get(request.app.state.services, ctx, api.kind,
                              uuid_param(api.param, row_id))
         return render.json_response(api.render(row, listing.base_url(request)))
 
     @router.patch(path + "/{row_id}")
     async def update_row(row_id: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
         svc = request.app.state.services
         uuid_param(api.param, row_id)
         base = listing.base_url(request)
@@ -82,7 +82,7 @@ def build(api: RowApi) -> APIRouter:
 
     @router.delete(path + "/{row_id}")
     async def delete_row(row_id: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
         await crud.delete(request.app.state.services, ctx, api.kind,
                           uuid_param(api.param, row_id))
         return Response(status_code=204)

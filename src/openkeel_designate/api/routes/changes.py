@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json_value
 from openkeel_designate.api.conditional import condition
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import changes as change_schema
 from openkeel_designate.central import change_feed
 from openkeel_designate.central import changes as central
@@ -20,7 +20,7 @@ from openkeel_designate.central.changes import ChangeView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 LIST = listing.ListSpec(filters=("since_serial", "origin"), sort_keys=("created_at",),
                         upper_case=("origin",))
 
@@ -36,7 +36,7 @@ def _body(view: ChangeView, base: str) -> dict[str, Any]:
 
 @router.post("/v2/zones/{zone_id}/changes")
 async def apply_changes(zone_id: str, request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     changes = change_schema.parse(await read_json_value(request))
     view = await central.apply_changes(request.app.state.services, ctx, zone_id, changes,
@@ -47,7 +47,7 @@ async def apply_changes(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/changes")
 async def list_changes(zone_id: str, request: Request,
-                       ctx: RequestContext = Depends(build_context)) -> Response:
+                       ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     page = listing.parse(request, ctx, LIST)
     query = change_feed.ChangeQuery(
@@ -66,7 +66,7 @@ async def list_changes(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/changes/{change_id}")
 async def get_change(zone_id: str, change_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("change_id", change_id)
     view = await change_feed.get_change(request.app.state.services, ctx, zone_id, change_id)

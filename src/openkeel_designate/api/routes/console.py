@@ -9,12 +9,12 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import Response
+from starlette.responses import Response
 
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.domain import errors
 
-router = APIRouter()
+router = Routes()
 DIRECTORY = Path(__file__).resolve().parent.parent / "console"
 FILES = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
          "style.css": "text/css; charset=utf-8"}

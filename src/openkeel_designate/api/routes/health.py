@@ -18,15 +18,16 @@ import sys
 import traceback
 from datetime import datetime, timezone
 
-from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.central import health
 
-router = APIRouter()
+router = Routes()
 
 
-@router.api_route("/healthcheck", methods=["GET", "HEAD"], include_in_schema=False)
+@router.route("/healthcheck", ("GET", "HEAD"), include_in_schema=False)
 async def healthcheck(request: Request) -> Response:
     services = request.app.state.services
     try:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas.resource import Resource
 from openkeel_designate.central import pools as central
 from openkeel_designate.domain import fields as f
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 _NS_RECORD = Resource(
     name="ns_record",
@@ -58,7 +58,7 @@ UPDATE = Resource(name="pool", writable=CREATE.writable, read_only=CREATE.read_o
 
 
 @router.get("/v2/pools")
-async def list_pools(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def list_pools(request: Request, ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     views = await central.find_pools(request.app.state.services, ctx, page)
     base = listing.base_url(request)
@@ -69,7 +69,7 @@ async def list_pools(request: Request, ctx: RequestContext = Depends(build_conte
 
 
 @router.post("/v2/pools")
-async def create_pool(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def create_pool(request: Request, ctx: RequestContext) -> Response:
     values = CREATE.parse(await read_json(request))
     view = await central.create_pool(request.app.state.services, ctx, values)
     body = render.pool(view, listing.base_url(request))
@@ -78,14 +78,14 @@ async def create_pool(request: Request, ctx: RequestContext = Depends(build_cont
 
 @router.get("/v2/pools/{pool_id}")
 async def get_pool(pool_id: str, request: Request,
-                   ctx: RequestContext = Depends(build_context)) -> Response:
+                   ctx: RequestContext) -> Response:
     view = await central.get_pool(request.app.state.services, ctx, uuid_param("pool_id", pool_id))
     return render.json_response(render.pool(view, listing.base_url(request)))
 
 
 @router.patch("/v2/pools/{pool_id}")
 async def update_pool(pool_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     svc = request.app.state.services
     uuid_param("pool_id", pool_id)
     body = await read_json(request)
@@ -98,6 +98,6 @@ async def update_pool(pool_id: str, request: Request,
 
 @router.delete("/v2/pools/{pool_id}")
 async def delete_pool(pool_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     await central.delete_pool(request.app.state.services, ctx, uuid_param("pool_id", pool_id))
     return Response(status_code=204)

@@ -3,21 +3,21 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.central import propagation as central
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 
 @router.get("/v2/zones/{zone_id}/propagation")
 async def show_propagation(zone_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     body = await central.show(request.app.state.services, ctx, uuid_param("zone_id", zone_id))
     body["links"] = {"self": f"{listing.base_url(request)}/v2/zones/{zone_id}/propagation",
                      "zone": f"{listing.base_url(request)}/v2/zones/{zone_id}"}
@@ -26,7 +26,7 @@ async def show_propagation(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/history")
 async def show_history(zone_id: str, request: Request,
-                       ctx: RequestContext = Depends(build_context)) -> Response:
+                       ctx: RequestContext) -> Response:
     body = await central.history(request.app.state.services, ctx,
                                  uuid_param("zone_id", zone_id))
     body["links"] = {"self": f"{listing.base_url(request)}/v2/zones/{zone_id}/history",

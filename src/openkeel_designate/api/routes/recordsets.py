@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import NotAnObject, read_json, read_json_value
 from openkeel_designate.api.conditional import condition, with_etag
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import recordset as rs_schema
 from openkeel_designate.central import recordsets as central
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 _FILTERS = ("name", "type", "ttl", "data", "status", "description")
 ZONE_LIST = listing.ListSpec(
@@ -41,7 +41,7 @@ def _response(request: Request, view, status: int) -> Response:
 
 @router.get("/v2/zones/{zone_id}/recordsets")
 async def list_recordsets(zone_id: str, request: Request,
-                          ctx: RequestContext = Depends(build_context)) -> Response:
+                          ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     page = listing.parse(request, ctx, ZONE_LIST)
     result = await central.find_recordsets(request.app.state.services, ctx, zone_id, page)
@@ -53,7 +53,7 @@ async def list_recordsets(zone_id: str, request: Request,
 
 @router.post("/v2/zones/{zone_id}/recordsets")
 async def create_recordset(zone_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     values = rs_schema.CREATE.parse(await read_json(request))
     view = await central.create_recordset(request.app.state.services, ctx, zone_id, values,
@@ -63,7 +63,7 @@ async def create_recordset(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/recordsets/{recordset_id}")
 async def get_recordset(zone_id: str, recordset_id: str, request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("recordset_id", recordset_id)
     view = await central.get_recordset(request.app.state.services, ctx, zone_id, recordset_id)
@@ -72,7 +72,7 @@ async def get_recordset(zone_id: str, recordset_id: str, request: Request,
 
 @router.put("/v2/zones/{zone_id}/recordsets/{recordset_id}")
 async def update_recordset(zone_id: str, recordset_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("recordset_id", recordset_id)
     body = await read_json_value(request)
@@ -90,7 +90,7 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
 
 @router.delete("/v2/zones/{zone_id}/recordsets/{recordset_id}")
 async def delete_recordset(zone_id: str, recordset_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("recordset_id", recordset_id)
     view = await central.delete_recordset(request.app.state.services, ctx, zone_id, recordset_id,
@@ -100,7 +100,7 @@ async def delete_recordset(zone_id: str, recordset_id: str, request: Request,
 
 @router.get("/v2/recordsets")
 async def list_all_recordsets(request: Request,
-                              ctx: RequestContext = Depends(build_context)) -> Response:
+                              ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, ALL_LIST)
     if "zone_id" in page.criteria:
         raise ZoneIdFilterUnsupported()
@@ -113,7 +113,7 @@ async def list_all_recordsets(request: Request,
 
 @router.get("/v2/recordsets/{recordset_id}")
 async def locate_recordset(recordset_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     uuid_param("recordset_id", recordset_id)
     zone_id = await central.locate_recordset(request.app.state.services, ctx, recordset_id)
     location = f"{request.url.scheme}://{request.url.netloc}/v2/zones/{zone_id}/recordsets/" \

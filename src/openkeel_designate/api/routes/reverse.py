@@ -10,18 +10,19 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context, remaining_query
+from openkeel_designate.api.context import remaining_query
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas.resource import Resource
 from openkeel_designate.central import floatingips as central
 from openkeel_designate.domain import fields as f
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 COLLECTION = "/v2/reverse/floatingips"
 
 
@@ -51,7 +52,7 @@ def _self_link(request: Request) -> str:
 
 @router.get(COLLECTION)
 async def list_floatingips(request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     views = await central.list_floatingips(request.app.state.services, ctx)
     base = listing.base_url(request)
     return render.json_response({
@@ -62,7 +63,7 @@ async def list_floatingips(request: Request,
 
 @router.get(COLLECTION + "/{key}")
 async def get_floatingip(key: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
     region, fip_id = central.parse_key(key)
     view = await central.get_floatingip(request.app.state.services, ctx, region, fip_id)
     return render.json_response(render.floatingip(view, listing.base_url(request)))
@@ -70,7 +71,7 @@ async def get_floatingip(key: str, request: Request,
 
 @router.patch(COLLECTION + "/{key}")
 async def set_floatingip(key: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
     region, fip_id = central.parse_key(key)
     values = UPDATE.parse(await read_json(request))
     view = await central.update_floatingip(request.app.state.services, ctx, region, fip_id,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api.listing import base_url
 from openkeel_designate.api.render import json_response
+from openkeel_designate.api.routing import Routes
 
-router = APIRouter()
+router = Routes()
 
 _VERSIONS = (
     ("v2", "SUPPORTED", "2022-06-29T00:00:00Z"),

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.central import service_statuses as central
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 LIST = listing.ListSpec(
     filters=("hostname", "service_name", "status"),
@@ -40,23 +40,23 @@ async def _get(collection: str, status_id: str, request: Request,
 
 
 @router.get("/v2/service_statuses")
-async def list_statuses(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def list_statuses(request: Request, ctx: RequestContext) -> Response:
     return await _list("service_statuses", request, ctx)
 
 
 @router.get("/v2/service_status")
 async def list_statuses_alias(request: Request,
-                              ctx: RequestContext = Depends(build_context)) -> Response:
+                              ctx: RequestContext) -> Response:
     return await _list("service_status", request, ctx)
 
 
 @router.get("/v2/service_statuses/{status_id}")
 async def get_status(status_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     return await _get("service_statuses", status_id, request, ctx)
 
 
 @router.get("/v2/service_status/{status_id}")
 async def get_status_alias(status_id: str, request: Request,
-                           ctx: RequestContext = Depends(build_context)) -> Response:
+                           ctx: RequestContext) -> Response:
     return await _get("service_status", status_id, request, ctx)

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context, verify_project
+from openkeel_designate.api.context import verify_project
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import share as schema
 from openkeel_designate.central import shares as central
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 LIST = listing.ListSpec(filters=("target_project_id",), sort_keys=("created_at", "updated_at"),
                         upper_case=())
@@ -39,7 +40,7 @@ def render_share(share: Any, base: str) -> dict[str, Any]:
 
 @router.get("/v2/zones/{zone_id}/shares")
 async def list_shares(zone_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     page = listing.parse(request, ctx, LIST)
     rows = await central.find_shares(request.app.state.services, ctx, zone_id, page)
@@ -54,7 +55,7 @@ async def list_shares(zone_id: str, request: Request,
 
 @router.post("/v2/zones/{zone_id}/shares")
 async def share_zone(zone_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     body = await read_json(request)
     target = body.get("target_project_id") if isinstance(body, dict) else None
@@ -67,7 +68,7 @@ async def share_zone(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/shares/{share_id}")
 async def get_share(zone_id: str, share_id: str, request: Request,
-                    ctx: RequestContext = Depends(build_context)) -> Response:
+                    ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("zone_share_id", share_id)
     share = await central.get_share(request.app.state.services, ctx, zone_id, share_id)
@@ -76,7 +77,7 @@ async def get_share(zone_id: str, share_id: str, request: Request,
 
 @router.delete("/v2/zones/{zone_id}/shares/{share_id}")
 async def unshare_zone(zone_id: str, share_id: str, request: Request,
-                       ctx: RequestContext = Depends(build_context)) -> Response:
+                       ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     uuid_param("zone_share_id", share_id)
     await central.unshare_zone(request.app.state.services, ctx, zone_id, share_id)

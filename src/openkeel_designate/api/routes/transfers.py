@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import transfer as schema
 from openkeel_designate.central import transfers as central
 from openkeel_designate.central.transfers import AcceptView, RequestView
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 REQUESTS = "/v2/zones/tasks/transfer_requests"
 ACCEPTS = "/v2/zones/tasks/transfer_accepts"
@@ -69,7 +69,7 @@ async def _optional_json(request: Request) -> dict[str, Any]:
 # --- requests ----------------------------------------------------------------------------------
 @router.post("/v2/zones/{zone_id}/tasks/transfer_requests")
 async def create_request(zone_id: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     values = schema.REQUEST_CREATE.parse(await _optional_json(request))
     view = await central.create_request(request.app.state.services, ctx, zone_id, values)
@@ -79,7 +79,7 @@ async def create_request(zone_id: str, request: Request,
 
 @router.get(REQUESTS)
 async def list_requests(request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     views = await central.find_requests(request.app.state.services, ctx, page)
     base = listing.base_url(request)
@@ -92,7 +92,7 @@ async def list_requests(request: Request,
 
 @router.get(REQUESTS + "/{request_id}")
 async def get_request(request_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     uuid_param("zone_transfer_request_id", request_id)
     view = await central.get_request(request.app.state.services, ctx, request_id)
     return render.json_response(render_request(view, listing.base_url(request)))
@@ -100,7 +100,7 @@ async def get_request(request_id: str, request: Request,
 
 @router.patch(REQUESTS + "/{request_id}")
 async def update_request(request_id: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
     uuid_param("zone_transfer_request_id", request_id)
     body = await read_json(request)
     svc, base = request.app.state.services, listing.base_url(request)
@@ -112,7 +112,7 @@ async def update_request(request_id: str, request: Request,
 
 @router.delete(REQUESTS + "/{request_id}")
 async def delete_request(request_id: str, request: Request,
-                         ctx: RequestContext = Depends(build_context)) -> Response:
+                         ctx: RequestContext) -> Response:
     uuid_param("zone_transfer_request_id", request_id)
     await central.delete_request(request.app.state.services, ctx, request_id)
     return Response(status_code=204)
@@ -121,7 +121,7 @@ async def delete_request(request_id: str, request: Request,
 # --- accepts -----------------------------------------------------------------------------------
 @router.post(ACCEPTS)
 async def create_accept(request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     values = schema.ACCEPT_CREATE.parse(await read_json(request))
     view = await central.create_accept(request.app.state.services, ctx, values)
     body = render_accept(view, listing.base_url(request))
@@ -130,7 +130,7 @@ async def create_accept(request: Request,
 
 @router.get(ACCEPTS)
 async def list_accepts(request: Request,
-                       ctx: RequestContext = Depends(build_context)) -> Response:
+                       ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     result = await central.find_accepts(request.app.state.services, ctx, page)
     base = listing.base_url(request)
@@ -141,7 +141,7 @@ async def list_accepts(request: Request,
 
 @router.get(ACCEPTS + "/{accept_id}")
 async def get_accept(accept_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     uuid_param("zone_transfer_accept_id", accept_id)
     view = await central.get_accept(request.app.state.services, ctx, accept_id)
     return render.json_response(render_accept(view, listing.base_url(request)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
+from starlette.requests import Request
 
 from openkeel_designate.api import listing, render_admin
 from openkeel_designate.api.routes.admin_rows import RowApi, build

@@ -7,25 +7,25 @@ zone is not in the state the call should have left it in, it answers an empty 50
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import zone as zone_schema
 from openkeel_designate.central import zone_actions as central
 from openkeel_designate.central import zones as central_zones
 from openkeel_designate.domain import errors
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 
 @router.post("/v2/zones/{zone_id}/tasks/abandon")
 async def abandon(zone_id: str, request: Request,
-                  ctx: RequestContext = Depends(build_context)) -> Response:
+                  ctx: RequestContext) -> Response:
     gone = await central.abandon_zone(request.app.state.services, ctx,
                                       uuid_param("zone_id", zone_id))
     return Response(status_code=204 if gone else 500)
@@ -38,7 +38,7 @@ async def abandon_get(zone_id: str) -> Response:
 
 @router.post("/v2/zones/{zone_id}/tasks/xfr")
 async def xfr(zone_id: str, request: Request,
-              ctx: RequestContext = Depends(build_context)) -> Response:
+              ctx: RequestContext) -> Response:
     svc = request.app.state.services
     # As Designate: the zone is read first (its get_zone rule: 404, or 403 for a caller who
     # may not read it), then the xfr rule and the type; the answer is the JSON string "".
@@ -49,7 +49,7 @@ async def xfr(zone_id: str, request: Request,
 
 @router.post("/v2/zones/{zone_id}/tasks/pool_move")
 async def pool_move(zone_id: str, request: Request,
-                    ctx: RequestContext = Depends(build_context)) -> Response:
+                    ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     svc = request.app.state.services
     body = await read_json(request)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, negotiation, render
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.central import zone_exports as central
 from openkeel_designate.central import zone_tasks
 from openkeel_designate.central.views import ZoneTaskView
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 COLLECTION = "/v2/zones/tasks/exports"
 LIST = listing.ListSpec(filters=("status", "message", "zone_id"),
                         sort_keys=("created_at", "id", "updated_at"))
@@ -36,7 +36,7 @@ def render_export(task: ZoneTaskView, base: str) -> dict[str, Any]:
 
 @router.post("/v2/zones/{zone_id}/tasks/export")
 async def create_export(zone_id: str, request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     task = await central.create_zone_export(request.app.state.services, ctx,
                                             uuid_param("zone_id", zone_id))
     body = render_export(task, listing.base_url(request))
@@ -44,7 +44,7 @@ async def create_export(zone_id: str, request: Request,
 
 
 @router.get(COLLECTION)
-async def list_exports(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def list_exports(request: Request, ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     result = await zone_tasks.find(request.app.state.services, ctx, zone_tasks.EXPORTS, page)
     base = listing.base_url(request)
@@ -55,7 +55,7 @@ async def list_exports(request: Request, ctx: RequestContext = Depends(build_con
 
 @router.get(COLLECTION + "/{export_id}")
 async def get_export(export_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     task = await zone_tasks.get(request.app.state.services, ctx, zone_tasks.EXPORTS,
                                 uuid_param("zone_export_id", export_id))
     return render.json_response(render_export(task, listing.base_url(request)))
@@ -63,7 +63,7 @@ async def get_export(export_id: str, request: Request,
 
 @router.delete(COLLECTION + "/{export_id}")
 async def delete_export(export_id: str, request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     await zone_tasks.delete(request.app.state.services, ctx, zone_tasks.EXPORTS,
                             uuid_param("zone_export_id", export_id))
     return Response(status_code=204)
@@ -71,7 +71,7 @@ async def delete_export(export_id: str, request: Request,
 
 @router.get(COLLECTION + "/{export_id}/export")
 async def download(export_id: str, request: Request,
-                   ctx: RequestContext = Depends(build_context)) -> Response:
+                   ctx: RequestContext) -> Response:
     accept = request.headers.get("accept")
     if not negotiation.zone_file_acceptable(accept):
         return negotiation.not_acceptable(accept)  # before any lookup, as pecan

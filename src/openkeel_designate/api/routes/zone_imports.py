@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.central import zone_imports as central
 from openkeel_designate.central import zone_tasks
 from openkeel_designate.central.views import ZoneTaskView
@@ -18,7 +18,7 @@ from openkeel_designate.domain import errors
 from openkeel_designate.domain import fields
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 COLLECTION = "/v2/zones/tasks/imports"
 LIST = listing.ListSpec(filters=("status", "message", "zone_id"),
                         sort_keys=("created_at", "id", "updated_at"))
@@ -65,7 +65,7 @@ async def _read_zonefile(request: Request) -> tuple[str, dict[str, str] | None]:
 
 @router.post(COLLECTION)
 async def create_import(request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     text, attributes = await _read_zonefile(request)
     task = await central.create_zone_import(request.app.state.services, ctx, text, attributes)
     body = render_import(task, listing.base_url(request))
@@ -73,7 +73,7 @@ async def create_import(request: Request,
 
 
 @router.get(COLLECTION)
-async def list_imports(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def list_imports(request: Request, ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     result = await zone_tasks.find(request.app.state.services, ctx, zone_tasks.IMPORTS, page)
     base = listing.base_url(request)
@@ -84,7 +84,7 @@ async def list_imports(request: Request, ctx: RequestContext = Depends(build_con
 
 @router.get(COLLECTION + "/{import_id}")
 async def get_import(import_id: str, request: Request,
-                     ctx: RequestContext = Depends(build_context)) -> Response:
+                     ctx: RequestContext) -> Response:
     task = await zone_tasks.get(request.app.state.services, ctx, zone_tasks.IMPORTS,
                                 uuid_param("zone_import_id", import_id))
     return render.json_response(render_import(task, listing.base_url(request)))
@@ -92,7 +92,7 @@ async def get_import(import_id: str, request: Request,
 
 @router.delete(COLLECTION + "/{import_id}")
 async def delete_import(import_id: str, request: Request,
-                        ctx: RequestContext = Depends(build_context)) -> Response:
+                        ctx: RequestContext) -> Response:
     await zone_tasks.delete(request.app.state.services, ctx, zone_tasks.IMPORTS,
                             uuid_param("zone_import_id", import_id))
     return Response(status_code=204)

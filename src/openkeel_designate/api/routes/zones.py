@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import Response
+from starlette.requests import Request
+from starlette.responses import Response
 
 from openkeel_designate.api import listing, render
 from openkeel_designate.api.body import read_json
 from openkeel_designate.api.conditional import condition, with_etag
-from openkeel_designate.api.context import build_context
 from openkeel_designate.api.paths import uuid_param
+from openkeel_designate.api.routing import Routes
 from openkeel_designate.api.schemas import zone as zone_schema
 from openkeel_designate.central import zones as central
 from openkeel_designate.domain.context import RequestContext
 
-router = APIRouter()
+router = Routes()
 
 LIST = listing.ListSpec(
     filters=("name", "type", "email", "status", "description", "ttl"),
@@ -31,7 +31,7 @@ def _zone_response(request: Request, view, status: int) -> Response:
 
 
 @router.get("/v2/zones")
-async def list_zones(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def list_zones(request: Request, ctx: RequestContext) -> Response:
     page = listing.parse(request, ctx, LIST)
     zone_type = request.query_params.get("type")
     if zone_type is not None and ctx.is_admin:
@@ -46,7 +46,7 @@ async def list_zones(request: Request, ctx: RequestContext = Depends(build_conte
 
 
 @router.post("/v2/zones")
-async def create_zone(request: Request, ctx: RequestContext = Depends(build_context)) -> Response:
+async def create_zone(request: Request, ctx: RequestContext) -> Response:
     body = await read_json(request)
     values = zone_schema.CREATE.parse(body)
     zone_schema.check_type_rules(values)
@@ -56,14 +56,14 @@ async def create_zone(request: Request, ctx: RequestContext = Depends(build_cont
 
 @router.get("/v2/zones/{zone_id}")
 async def get_zone(zone_id: str, request: Request,
-                   ctx: RequestContext = Depends(build_context)) -> Response:
+                   ctx: RequestContext) -> Response:
     view = await central.get_zone(request.app.state.services, ctx, uuid_param("zone_id", zone_id))
     return _zone_response(request, view, 200)
 
 
 @router.patch("/v2/zones/{zone_id}")
 async def update_zone(zone_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     uuid_param("zone_id", zone_id)
     body = await read_json(request)
     current = render.zone(await central.get_zone(request.app.state.services, ctx, zone_id),
@@ -77,7 +77,7 @@ async def update_zone(zone_id: str, request: Request,
 
 @router.delete("/v2/zones/{zone_id}")
 async def delete_zone(zone_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     view = await central.delete_zone(request.app.state.services, ctx,
                                      uuid_param("zone_id", zone_id), condition(request))
     return _zone_response(request, view, 202)
@@ -85,7 +85,7 @@ async def delete_zone(zone_id: str, request: Request,
 
 @router.get("/v2/zones/{zone_id}/nameservers")
 async def nameservers(zone_id: str, request: Request,
-                      ctx: RequestContext = Depends(build_context)) -> Response:
+                      ctx: RequestContext) -> Response:
     rows = await central.get_nameservers(request.app.state.services, ctx,
                                          uuid_param("zone_id", zone_id))
     return render.json_response(
