@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import random
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +26,7 @@ import dns.rdataclass
 import dns.rdatatype
 import dns.zone
 
-from openkeel_designate.dnswire import inbound
+from openkeel_designate.dnswire import inbound, soa_wire
 
 
 class DnsTimeout(TimeoutError):
@@ -75,6 +77,51 @@ async def _exchange(
         raise DnsTimeout(f"no answer from {host}:{port} within {timeout}s") from exc
 
 
+async def _soa_exchange(name: dns.name.Name, host: str, port: int, timeout: float,
+                        notify: bool) -> soa_wire.Answer | None:
+    """A SOA poll or an unsigned NOTIFY over UDP, written and read by ``soa_wire``; None when
+    the answer is truncated (the caller asks again over TCP).
+
+    On a socket of its own, watched by the loop, instead of the datagram transport
+    ``dns.asyncquery`` builds for each query. The socket is connected, so the kernel passes on
+    only datagrams from ``host:port`` (an ICMP unreachable raises ``ConnectionRefusedError``
+    at once); a new one per query keeps the source port random. A datagram that answers
+    another question is passed by."""
+    asked = soa_wire.question(name, random.getrandbits(16), notify=notify)
+    loop = asyncio.get_running_loop()
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                       socket.SOCK_DGRAM) as sock:
+        sock.setblocking(False)
+        sock.connect((host, port))
+        got: asyncio.Future[soa_wire.Answer] = loop.create_future()
+
+        def readable() -> None:
+            while not got.done():
+                try:
+                    found = soa_wire.answer(sock.recv(65535), asked)
+                except BlockingIOError:
+                    return
+                except (OSError, dns.exception.FormError) as exc:
+                    got.set_exception(exc)
+                    return
+                if found is not None:
+                    got.set_result(found)
+
+        def too_late() -> None:
+            if not got.done():
+                got.set_exception(DnsTimeout(f"no answer from {host}:{port} within {timeout}s"))
+
+        loop.add_reader(sock.fileno(), readable)
+        timer = loop.call_later(timeout, too_late)  # not wait_for: a task per query
+        try:
+            sock.send(asked)
+            found = await got
+        finally:
+            timer.cancel()
+            loop.remove_reader(sock.fileno())
+    return None if found.flags & dns.flags.TC else found
+
+
 async def send_notify(
     zone_name: str | dns.name.Name,
     host: str,
@@ -89,6 +136,11 @@ async def send_notify(
 
     Returns the rcode of the answer; raises ``DnsTimeout`` when none arrives.
     """
+    if not tcp and keyring is None:
+        found = await _soa_exchange(_name(zone_name), host, port, timeout, notify=True)
+        if found is not None:
+            return found.rcode
+        tcp = True  # the answer was truncated
     message = dns.message.make_query(_name(zone_name), dns.rdatatype.SOA, dns.rdataclass.IN)
     message.flags = dns.flags.AA  # before set_opcode: the opcode lives in the flags word
     message.set_opcode(dns.opcode.NOTIFY)
@@ -112,26 +164,32 @@ async def query_soa(
     is not served there: NO_ZONE, not ERROR (Designate's 2026.2 fix).  Never raises.
     """
     name = _name(zone_name)
-    message = dns.message.make_query(name, dns.rdatatype.SOA, dns.rdataclass.IN)
-    message.flags = 0
     try:
-        response = await _exchange(message, host, port, timeout, tcp)
+        if not tcp:
+            found = await _soa_exchange(name, host, port, timeout, notify=False)
+            if found is not None:
+                return _classified(found.rcode, found.flags, found.serial)
+        message = dns.message.make_query(name, dns.rdatatype.SOA, dns.rdataclass.IN)
+        message.flags = 0
+        response = await _exchange(message, host, port, timeout, True)
     except (OSError, dns.exception.DNSException):
         return SoaResult(SoaStatus.ERROR)
-    rcode = response.rcode()
+    soa = response.get_rrset(response.answer, name, dns.rdataclass.IN, dns.rdatatype.SOA)
+    return _classified(response.rcode(), response.flags, soa[0].serial if soa else None)
+
+
+def _classified(rcode: int, flags: int, serial: int | None) -> SoaResult:
+    """What an answer to a SOA poll means to the worker (``query_soa``)."""
     if rcode in _NO_ZONE_RCODES:
-        return SoaResult(SoaStatus.NO_ZONE, rcode=rcode)
+        return SoaResult(SoaStatus.NO_ZONE, rcode=dns.rcode.Rcode(rcode))
     if rcode != dns.rcode.NOERROR:
-        return SoaResult(SoaStatus.ERROR, rcode=rcode)
-    if not response.flags & dns.flags.AA:
-        status = SoaStatus.NO_ZONE if response.flags & dns.flags.RA else SoaStatus.ERROR
-        return SoaResult(status, rcode=rcode)
-    soa = response.get_rrset(
-        response.answer, name, dns.rdataclass.IN, dns.rdatatype.SOA
-    )
-    if not soa:
-        return SoaResult(SoaStatus.NO_ZONE, rcode=rcode)
-    return SoaResult(SoaStatus.SUCCESS, serial=soa[0].serial, rcode=rcode)
+        return SoaResult(SoaStatus.ERROR, rcode=dns.rcode.Rcode(rcode))
+    if not flags & dns.flags.AA:
+        status = SoaStatus.NO_ZONE if flags & dns.flags.RA else SoaStatus.ERROR
+        return SoaResult(status, rcode=dns.rcode.Rcode(rcode))
+    if serial is None:
+        return SoaResult(SoaStatus.NO_ZONE, rcode=dns.rcode.Rcode(rcode))
+    return SoaResult(SoaStatus.SUCCESS, serial=serial, rcode=dns.rcode.Rcode(rcode))
 
 
 async def axfr(

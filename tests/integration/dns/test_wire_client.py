@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
+import dns.exception
 import dns.flags
 import dns.message
 import dns.opcode
@@ -40,7 +41,7 @@ async def fake():
 def answer(flags: int, rcode: int = dns.rcode.NOERROR, with_soa: bool = True) -> Script:
     def build(query: dns.message.Message) -> dns.message.Message:
         response = dns.message.make_response(query)
-        response.flags = dns.flags.QR | flags
+        response.flags = dns.flags.QR | flags | (query.flags & 0x7800)  # its opcode
         response.set_rcode(rcode)
         if with_soa:
             response.answer.append(dns.rrset.from_text(ZONE, 300, "IN", "SOA", SOA))
@@ -143,3 +144,68 @@ async def test_axfr_connection_refused_raises_oserror() -> None:
         port = sock.getsockname()[1]
     with pytest.raises(OSError):
         await client.axfr(ZONE, "127.0.0.1", port, timeout=1)
+
+
+@pytest.fixture
+async def scripted():
+    """A server whose ``scripted.reply(query, tcp)`` gives the datagrams (or TCP messages) it
+    sends back, in order."""
+    listener: DnsListener
+
+    async def handler(wire: bytes, peer, tcp: bool) -> list[bytes]:
+        return listener.reply(dns.message.from_wire(wire), tcp)
+
+    listener = DnsListener([("127.0.0.1", 0)], handler)
+    await listener.start()
+    yield listener
+    await listener.stop()
+
+
+async def test_query_soa_passes_by_datagrams_for_another_query(scripted) -> None:
+    def reply(query: dns.message.Message, tcp: bool) -> list[bytes]:
+        stray = answer(dns.flags.AA)(query)
+        stray.id ^= 0x5A5A
+        stray.answer[0] = dns.rrset.from_text(ZONE, 300, "IN", "SOA", SOA.replace(" 77 ", " 1 "))
+        return [stray.to_wire(), answer(dns.flags.AA)(query).to_wire()]
+
+    scripted.reply = reply
+    result = await client.query_soa(ZONE, *scripted.bound[0], timeout=2)
+    assert (result.status, result.serial) == (SoaStatus.SUCCESS, 77)
+
+
+async def test_query_soa_and_notify_ask_again_over_tcp_when_truncated(scripted) -> None:
+    asked = []
+
+    def reply(query: dns.message.Message, tcp: bool) -> list[bytes]:
+        asked.append((query.opcode(), tcp))
+        if tcp:
+            return [answer(dns.flags.AA)(query).to_wire()]
+        truncated = answer(dns.flags.AA | dns.flags.TC, with_soa=False)(query)
+        truncated.set_rcode(dns.rcode.SERVFAIL)  # what a truncated answer says is not read
+        return [truncated.to_wire()]
+
+    scripted.reply = reply
+    result = await client.query_soa(ZONE, *scripted.bound[0], timeout=2)
+    assert (result.status, result.serial) == (SoaStatus.SUCCESS, 77)
+    assert await client.send_notify(ZONE, *scripted.bound[0], timeout=2) == dns.rcode.NOERROR
+    assert asked == [(dns.opcode.QUERY, False), (dns.opcode.QUERY, True),
+                     (dns.opcode.NOTIFY, False), (dns.opcode.NOTIFY, True)]
+
+
+async def test_unreadable_answer_is_an_error(scripted) -> None:
+    scripted.reply = lambda query, tcp: [answer(dns.flags.AA)(query).to_wire()[:-3]]
+    result = await client.query_soa(ZONE, *scripted.bound[0], timeout=2)
+    assert result.status is SoaStatus.ERROR
+    with pytest.raises(dns.exception.FormError):
+        await client.send_notify(ZONE, *scripted.bound[0], timeout=2)
+
+
+async def test_nobody_listening_is_an_error_not_a_hang(silent_port) -> None:
+    # A port bound but never read times out (test above); one closed answers ICMP unreachable.
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    result = await client.query_soa(ZONE, "127.0.0.1", closed, timeout=30)
+    assert result.status is SoaStatus.ERROR
+    with pytest.raises(OSError):
+        await client.send_notify(ZONE, "127.0.0.1", closed, timeout=30)
