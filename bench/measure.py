@@ -19,6 +19,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +65,13 @@ class Api:
         return resp.json()
 
     async def status(self, path: str) -> str | None:
+        found = await self.resource(path)
+        return found.get("status") if found is not None else None
+
+    async def resource(self, path: str) -> dict[str, Any] | None:
+        """The body of a GET, None unless 200."""
         resp = await self.client.get(path)
-        return resp.json().get("status") if resp.status_code == 200 else None
+        return resp.json() if resp.status_code == 200 else None
 
     async def zone_count(self) -> int:
         resp = await self.client.get("/v2/zones", params={"limit": 1})
@@ -98,11 +104,30 @@ async def poll_until(check: Callable[[], Awaitable[bool]], interval: float,
     return None
 
 
-async def _active(api: Api, path: str) -> bool:
-    status = await api.status(path)
+async def _active(api: Api, path: str, seen: dict[str, Any] | None = None) -> bool:
+    """Whether the resource is ACTIVE; its body then goes into ``seen`` (for its timestamps)."""
+    found = await api.resource(path)
+    status = found.get("status") if found is not None else None
     if status == "ERROR":
         raise RuntimeError(f"{path} went to ERROR")
+    if status == "ACTIVE" and found is not None and seen is not None:
+        seen.update(found)
     return status == "ACTIVE"
+
+
+def server_clock(body: dict[str, Any]) -> float | None:
+    """Seconds from ``created_at`` to ``updated_at`` of a zone seen ACTIVE: the server's own
+    time from the create to the write that made it ACTIVE (its last write), without the
+    client's poll interval or its own cost in it. None if a stamp is missing: a recordset's
+    ``updated_at`` stays null until it is updated, in Designate as here."""
+    created, updated = body.get("created_at"), body.get("updated_at")
+    if not created or not updated:
+        return None
+    return (_stamp(updated) - _stamp(created)).total_seconds()
+
+
+def _stamp(text: str) -> datetime:
+    return datetime.fromisoformat(text.rstrip("Z"))
 
 
 async def _both(first: Awaitable[float | None], second: Awaitable[float | None]
@@ -129,11 +154,13 @@ async def _timed_sample(api: Api, post: Callable[[], Awaitable[dict[str, Any]]],
     body = await post()
     t_post = time.perf_counter()
     path = status_path(body)
-    active_at, dns_at = await _both(poll_until(lambda: _active(api, path), t.api_poll_s),
+    seen: dict[str, Any] = {}
+    active_at, dns_at = await _both(poll_until(lambda: _active(api, path, seen), t.api_poll_s),
                                     poll_until(dns_check, t.dns_poll_s))
     return {"post_s": t_post - t0,
             "active_s": active_at - t0 if active_at else None,
-            "answered_s": dns_at - t0 if dns_at else None}
+            "answered_s": dns_at - t0 if dns_at else None,
+            "stamped_s": server_clock(seen) if active_at else None}
 
 
 async def _series(n: int, api: Api, make_sample: Callable[[int], Awaitable[dict[str, float | None]]],
@@ -150,7 +177,8 @@ async def _series(n: int, api: Api, make_sample: Callable[[int], Awaitable[dict[
         if (i + 1) % 10 == 0 or i + 1 == n:
             print(f"  {label} {i + 1}/{n}", flush=True)
         await asyncio.sleep(random.uniform(*api.target.pause_s))
-    return {key: summarize(s[key] for s in samples) for key in ("post_s", "active_s", "answered_s")} | {
+    return {key: summarize(s[key] for s in samples)
+            for key in ("post_s", "active_s", "answered_s", "stamped_s")} | {
         "requested": n, "samples": samples}
 
 
