@@ -83,22 +83,24 @@ async def _soa_exchange(name: dns.name.Name, host: str, port: int, timeout: floa
     the answer is truncated (the caller asks again over TCP).
 
     On a socket of its own, watched by the loop, instead of the datagram transport
-    ``dns.asyncquery`` builds for each query. The socket is connected, so the kernel passes on
-    only datagrams from ``host:port`` (an ICMP unreachable raises ``ConnectionRefusedError``
-    at once); a new one per query keeps the source port random. A datagram that answers
-    another question is passed by."""
+    ``dns.asyncquery`` builds for each query (bench/README.md, "SOA polls and NOTIFYs by
+    hand"); a new one per query keeps the source port random. As dnspython's, the socket is not
+    connected: a datagram from another address is passed by, as is one that answers another
+    question, and an ICMP unreachable is not seen, so a closed port times out as before (a
+    worker polling a stopped server is paced by the timeout, not by fast failures)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    server = (socket.inet_ntop(family, socket.inet_pton(family, host)), port)
     asked = soa_wire.question(name, random.getrandbits(16), notify=notify)
     loop = asyncio.get_running_loop()
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
-                       socket.SOCK_DGRAM) as sock:
+    with socket.socket(family, socket.SOCK_DGRAM) as sock:
         sock.setblocking(False)
-        sock.connect((host, port))
         got: asyncio.Future[soa_wire.Answer] = loop.create_future()
 
         def readable() -> None:
             while not got.done():
                 try:
-                    found = soa_wire.answer(sock.recv(65535), asked)
+                    data, sender = sock.recvfrom(65535)
+                    found = soa_wire.answer(data, asked) if sender[:2] == server else None
                 except BlockingIOError:
                     return
                 except (OSError, dns.exception.FormError) as exc:
@@ -114,7 +116,7 @@ async def _soa_exchange(name: dns.name.Name, host: str, port: int, timeout: floa
         loop.add_reader(sock.fileno(), readable)
         timer = loop.call_later(timeout, too_late)  # not wait_for: a task per query
         try:
-            sock.send(asked)
+            sock.sendto(asked, server)
             found = await got
         finally:
             timer.cancel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Callable
 
@@ -200,12 +201,40 @@ async def test_unreadable_answer_is_an_error(scripted) -> None:
         await client.send_notify(ZONE, *scripted.bound[0], timeout=2)
 
 
-async def test_nobody_listening_is_an_error_not_a_hang(silent_port) -> None:
-    # A port bound but never read times out (test above); one closed answers ICMP unreachable.
+async def test_a_closed_port_times_out_as_with_dnspython() -> None:
+    # An ICMP unreachable is not seen (the socket is not connected, as dnspython's): a worker
+    # polling a stopped server waits out its timeout between polls instead of spinning.
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.bind(("127.0.0.1", 0))
         closed = sock.getsockname()[1]
-    result = await client.query_soa(ZONE, "127.0.0.1", closed, timeout=30)
+    result = await client.query_soa(ZONE, "127.0.0.1", closed, timeout=0.3)
     assert result.status is SoaStatus.ERROR
-    with pytest.raises(OSError):
-        await client.send_notify(ZONE, "127.0.0.1", closed, timeout=30)
+    with pytest.raises(DnsTimeout):
+        await client.send_notify(ZONE, "127.0.0.1", closed, timeout=0.3)
+
+
+async def test_answers_from_another_address_are_passed_by() -> None:
+    """The answer must come from the address asked: one sent first from another port of the
+    same host (serial 1) is passed by, the server's own (serial 77) is taken."""
+    loop = asyncio.get_running_loop()
+    other = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    other.bind(("127.0.0.1", 0))
+
+    class Server(asyncio.DatagramProtocol):
+        def connection_made(self, transport) -> None:
+            self.transport = transport
+
+        def datagram_received(self, data: bytes, addr) -> None:
+            query = dns.message.from_wire(data)
+            forged = answer(dns.flags.AA)(query)
+            forged.answer[0] = dns.rrset.from_text(ZONE, 300, "IN", "SOA", SOA.replace(" 77 ", " 1 "))
+            other.sendto(forged.to_wire(), addr)
+            loop.call_later(0.05, self.transport.sendto, answer(dns.flags.AA)(query).to_wire(), addr)
+
+    transport, _ = await loop.create_datagram_endpoint(Server, local_addr=("127.0.0.1", 0))
+    try:
+        result = await client.query_soa(ZONE, *transport.get_extra_info("sockname"), timeout=2)
+        assert (result.status, result.serial) == (SoaStatus.SUCCESS, 77)
+    finally:
+        transport.close()
+        other.close()
