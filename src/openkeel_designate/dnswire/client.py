@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import random
+import secrets
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -84,13 +84,14 @@ async def _soa_exchange(name: dns.name.Name, host: str, port: int, timeout: floa
 
     On a socket of its own, watched by the loop, instead of the datagram transport
     ``dns.asyncquery`` builds for each query (bench/README.md, "SOA polls and NOTIFYs by
-    hand"); a new one per query keeps the source port random. As dnspython's, the socket is not
+    hand"); a new one per query keeps the source port random, and the query id comes from the
+    system's random source, as dnspython's does. As dnspython's, the socket is not
     connected: a datagram from another address is passed by, as is one that answers another
     question, and an ICMP unreachable is not seen, so a closed port times out as before (a
     worker polling a stopped server is paced by the timeout, not by fast failures)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     server = (socket.inet_ntop(family, socket.inet_pton(family, host)), port)
-    asked = soa_wire.question(name, random.getrandbits(16), notify=notify)
+    asked = soa_wire.question(name, secrets.randbits(16), notify=notify)
     loop = asyncio.get_running_loop()
     with socket.socket(family, socket.SOCK_DGRAM) as sock:
         sock.setblocking(False)
