@@ -73,16 +73,16 @@ def _answer(data: bytes, asked: bytes) -> Answer | None:
             dns.opcode.from_flags(flags) != dns.opcode.from_flags(asked_flags):
         return None
     rcode = flags & 0xF
+    zone = _asked_name(asked)
     offset = _HEADER.size
     if questions == 0:
         if rcode not in _ERRORS_WITHOUT_QUESTION:
             return None
     else:
         owner, offset = _name_at(data, offset)
-        if questions != 1 or owner + data[offset:offset + 4] != _asked_name(asked) + _QUESTION_TAIL:
+        if questions != 1 or owner + data[offset:offset + 4] != zone + _QUESTION_TAIL:
             return None
         offset += 4
-    zone = _asked_name(asked)
     serial = None
     if flags & dns.flags.TC:  # the caller asks again over TCP
         return Answer(rcode, flags, None)
