@@ -399,7 +399,8 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
                                                     limit=limits["zone_records"])
     quotas.check(limits, zone_records=others + len(data), recordset_records=len(data))
     kept = [r for r in records if r.data in data]
-    await rs_store.delete_records(session, [r.id for r in records if r.data not in data])
+    await rs_store.delete_records(session, [r.id for r in records if r.data not in data],
+                                  recordset_pending=bool(data))  # kept or added below
     for record in kept:
         record.status, record.action, record.serial = "PENDING", "UPDATE", None
         record.updated_at = utcnow()

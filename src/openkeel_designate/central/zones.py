@@ -291,6 +291,10 @@ async def update_zone(svc: Services, ctx: RequestContext, zone_id: str,
             raise errors.BadRequest("Can not update a deleting zone")
         if "ttl" in values and values["ttl"] is not None:
             _check_ttl(svc, ctx, values["ttl"])
+            if values["ttl"] != zone.ttl:
+                # every recordset without a TTL of its own is served at the new one, and no
+                # record row says so: the next IXFR step compares the whole zone
+                zone.whole_step = True
         for key in ("email", "ttl", "description", "pool_id"):
             if key in values and (values[key] is not None or key == "description"):
                 setattr(zone, key, values[key])

@@ -27,6 +27,7 @@ from sqlalchemy import (
     UniqueConstraint,
     event,
     select,
+    true,
 )
 from sqlalchemy.dialects import mysql
 from sqlalchemy.engine.default import DefaultExecutionContext
@@ -200,6 +201,12 @@ class Zone(_Timestamps, Base):
     # The first write the nameservers do not serve yet (None once served): propagation time and
     # the age of the oldest pending change are measured from it (migration 0006).
     pending_since: Mapped[datetime | None] = mapped_column(Timestamp)
+    # A write changed what the zone serves beyond the owner names of its records not ACTIVE (a
+    # record deleted, the zone's TTL changed): the next claim's IXFR step reads the zone whole
+    # instead of those names only (``storage/zonehistory``; migration 0014). A new zone's
+    # history starts from a whole read anyway (False); a row written without it, as one from
+    # before the migration, is read whole once (the server's default, true).
+    whole_step: Mapped[bool] = mapped_column(Boolean, default=False, server_default=true())
 
 
 class ZoneAttribute(_Timestamps, Base):

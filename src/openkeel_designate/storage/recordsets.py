@@ -8,7 +8,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import Select, Update, and_, bindparam, delete, func, literal, select, union_all
+from sqlalchemy import (Select, Update, and_, bindparam, delete, func, literal, select, union_all,
+                        update)
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -407,13 +408,32 @@ async def records_of(session: AsyncSession, recordset_ids: list[str]) -> dict[st
     return result
 
 
+# A deleted record leaves no row behind to say which name changed: its zone's next IXFR step
+# compares the whole zone (``Zone.whole_step``). Every deletion of records goes through the two
+# functions below (a zone's own purge aside, which ends its history), so no caller can forget.
+# (Core, not the ORM's: the zone object the caller holds needs no synchronizing.)
+_WHOLE_STEP_OF_RECORDSET = update(Zone.__table__).where(Zone.__table__.c.id.in_(
+    select(RecordSet.zone_id).where(RecordSet.id == bindparam("b_recordset_id")))
+).values(whole_step=True)
+_WHOLE_STEP_OF_RECORDS = update(Zone.__table__).where(Zone.__table__.c.id.in_(
+    select(Record.zone_id).where(Record.id.in_(bindparam("b_record_ids", expanding=True))))
+).values(whole_step=True)
+
+
 async def delete_recordset(session: AsyncSession, recordset_id: str) -> None:
+    await session.execute(_WHOLE_STEP_OF_RECORDSET, {"b_recordset_id": recordset_id})
     await session.execute(delete(Record).where(Record.recordset_id == recordset_id))
     await session.execute(delete(RecordSet).where(RecordSet.id == recordset_id))
 
 
-async def delete_records(session: AsyncSession, record_ids: list[str]) -> None:
+async def delete_records(session: AsyncSession, record_ids: list[str], *,
+                         recordset_pending: bool = False) -> None:
+    """``recordset_pending``: the caller leaves other records of the same recordsets PENDING
+    in this transaction (a recordset's records replaced): their owner names then stand for
+    the change, and the zone needs no whole step."""
     if record_ids:
+        if not recordset_pending:
+            await session.execute(_WHOLE_STEP_OF_RECORDS, {"b_record_ids": record_ids})
         await session.execute(delete(Record).where(Record.id.in_(record_ids)))
 
 

@@ -33,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import gcpause, slices
 from openkeel_designate.slices import Work
+from openkeel_designate.domain import names
 from openkeel_designate.domain.rrtypes.soa import soa_data
 from openkeel_designate.domain.serial import next_serial
 from openkeel_designate.storage import arrays
@@ -195,6 +196,25 @@ def _prepare_statements():  # noqa: ANN202 - prebuilt statements
 _SERVED_SOA = _prepare_statements()
 
 
+def _changed_statement() -> Select:
+    """Every record at the owner names of the zone's records not ACTIVE, in any case, as
+    ``SERVED`` reads them plus each record's action: the names a patched IXFR step reads
+    (``zonehistory.record_patched_serial``). A record being deleted is returned too (and left
+    out of what is served), so that its name still counts as changed."""
+    rs, r = RecordSet.__table__.alias("changed_rs"), Record.__table__.alias("changed_r")
+    zone_id = bindparam("b_zone_id")
+    changed = select(rs.c.name_key).join(r, r.c.recordset_id == rs.c.id).where(
+        r.c.zone_id == zone_id, among(r.c.status, zone_store.UNSERVED))
+    return (select(RecordSet.name, RecordSet.type, func.coalesce(RecordSet.ttl, Zone.ttl),
+                   Record.data, Record.action)
+            .join(Record, Record.recordset_id == RecordSet.id)
+            .join(Zone, Zone.id == RecordSet.zone_id)
+            .where(RecordSet.zone_id == zone_id, RecordSet.name_key.in_(changed)))
+
+
+_SERVED_CHANGED = _changed_statement()
+
+
 # A zone's columns once every nameserver serves its change (a completion).
 _ACTIVE = dict(status="ACTIVE", action="NONE", lease_owner=None, lease_expires_at=None,
                attempts=0, next_attempt_at=None, error_reason=None, pending_since=None)
@@ -217,9 +237,10 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"), updated_at=now)
     # A zone made pending by a path that did not say when (e.g. a refresh) is pending from now.
     pending_since = func.coalesce(z.c.pending_since, now)
+    # The claim's IXFR step compares the whole zone when ``whole_step`` says so: cleared here.
     new_serial = update(z).where(z.c.id == zone_id).values(
         serial=bindparam("b_serial"), increment_serial=False, pending_since=pending_since,
-        updated_at=now)
+        whole_step=False, updated_at=now)
     since_now = update(z).where(z.c.id == zone_id, z.c.pending_since.is_(None)).values(
         pending_since=now, updated_at=now)
     # The records changed since the last claim. A record without a serial is always PENDING or
@@ -478,7 +499,8 @@ async def _prepare_claimed(session: AsyncSession, read: Any, now: datetime,
                                              "b_now": now})
         await _rewrite_soa(session, zone, read.soa_set_id, read.mname)
         await _record_history(session, zone.id, old_serial, zone.serial,
-                              _unchanged(prepared, zone.change_seq), small_zone=small_zone)
+                              _unchanged(prepared, zone.change_seq), small_zone=small_zone,
+                              patched=_patchable(read))
         if read.epoch_due:
             await dnssec_store.advance_epoch(session, zone.id, zone.serial, int(time.time()))
     else:
@@ -512,17 +534,28 @@ def _unchanged(prepared: zonehistory.PreparedStep | None,
     return prepared if prepared is not None and prepared.change_seq == change_seq else None
 
 
+def _patchable(read: Any) -> bool:
+    """Whether the claim of this zone (a row of ``_READ_ZONE``) may make its IXFR step from the
+    names changed alone (``zonehistory.record_patched_serial``): a primary zone, a small change,
+    and no write since the last step that the records not ACTIVE do not show (``whole_step``)."""
+    return read.type == "PRIMARY" and read.unserved < SMALL_CHANGE and not read.whole_step
+
+
 async def _record_history(session: AsyncSession, zone_id: str, old_serial: int,
                           new_serial: int, prepared: zonehistory.PreparedStep | None = None, *,
-                          small_zone: bool = False) -> None:
-    """The IXFR step of a new serial. The zone is read whole, so the collector is paused
-    (``gcpause``): otherwise the rows alive across the slices set off a full collection.
-    ``prepared``: made before this transaction from the zone at its current ``change_seq``; it
-    stands only if the SOA this claim rewrote is, serial aside, still the one it read (the
-    pool's first NS, the SOA's MNAME, may have changed without a zone write). ``small_zone``
-    as for ``_served_set``."""
+                          small_zone: bool = False, patched: bool = False) -> None:
+    """The IXFR step of a new serial. ``patched``: from the names changed alone
+    (``_patchable``), if this process holds the set of the last step. Else the zone is read
+    whole, so the collector is paused (``gcpause``): otherwise the rows alive across the slices
+    set off a full collection. ``prepared``: made before this transaction from the zone at its
+    current ``change_seq``; it stands only if the SOA this claim rewrote is, serial aside,
+    still the one it read (the pool's first NS, the SOA's MNAME, may have changed without a
+    zone write). ``small_zone`` as for ``_served_set``."""
+    prepared = await _same_soa(session, zone_id, prepared)
+    if prepared is None and patched and await zonehistory.record_patched_serial(
+            session, zone_id, old_serial, new_serial, lambda: _changed_names(session, zone_id)):
+        return
     with gcpause.paused():
-        prepared = await _same_soa(session, zone_id, prepared)
         served = prepared.served if prepared is not None else await _served_set(
             session, zone_id, small_zone)
         await zonehistory.record_serial(session, zone_id, old_serial, new_serial, served,
@@ -562,6 +595,18 @@ async def _record_base(session: AsyncSession, zone_id: str, serial: int, latest:
         else:
             await zonehistory.record_base(session, zone_id, serial, prepared.served,
                                           after=latest, snapshot=prepared.snapshot)
+
+
+async def _changed_names(session: AsyncSession,
+                         zone_id: str) -> tuple[set[str], set[zonehistory.Row]]:
+    """The folded owner names of the zone's records not ACTIVE, and what is served at them
+    now, as ``_served_set`` has it (coherence is per folded name: the rows of these names are
+    all it needs). A small change's names: read at once, on SQLite on the loop's thread."""
+    found = await execute(session, _SERVED_CHANGED, {"b_zone_id": zone_id}, BOUNDED)
+    keys = {names.key(row.name) for row in found}
+    served = slices.run(served_records_steps(
+        [[row[:4] for row in found if row.action != "DELETE"]], zone_id))
+    return keys, {zonehistory.history_row(r.name, r.type, r.ttl, r.data) for r in served}
 
 
 async def _served_set(session: AsyncSession, zone_id: str,

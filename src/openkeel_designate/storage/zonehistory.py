@@ -9,7 +9,11 @@ serial left out) is read and compared with the set stored at the previous serial
 zlib-compressed JSON, a few bytes per record), so the storage cost is one snapshot per zone plus
 the last ``KEEP`` differences.  The price is one extra read of the zone per serial — the same query
 one AXFR costs — paid by the writer, never by a transfer, in ``slices`` so that a large zone's
-claim leaves the loop to the other tenants.
+claim leaves the loop to the other tenants.  Where the process holds the set it stored at the
+previous serial, the claim reads instead only the owner names of the records not ACTIVE and
+patches that set (``record_patched_serial``); a write that leaves no such record to name what it
+changed (a deletion, the zone's TTL) marks the zone ``whole_step`` and the next claim reads it
+whole.
 
 Limit, and why it is safe: mdns serves live rows, so a secondary that transferred between a write
 and its claim holds serial N plus some pending changes.  The N→N+1 difference may then remove what
@@ -23,6 +27,7 @@ import heapq
 import json
 import zlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import orjson
@@ -31,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate import slices
 from openkeel_designate.dnswire.zonedata import ServedRecord, ZoneDelta
+from openkeel_designate.domain import names
 from openkeel_designate.slices import Work
 from openkeel_designate.storage.database import BOUNDED, Database, bounded, execute, execute_many
 from openkeel_designate.storage.models import ZoneChange, utcnow
@@ -269,6 +275,34 @@ async def record_serial(session: AsyncSession, zone_id: str, old_serial: int, ne
     await _append(session, zone_id, new_serial, from_serial, removed, added, served,
                   after_snapshot=latest is not None,
                   snapshot=prepared.snapshot if prepared is not None else None)
+
+
+async def record_patched_serial(session: AsyncSession, zone_id: str, old_serial: int,
+                                new_serial: int,
+                                changed: Callable[[], Awaitable[tuple[set[str], set[Row]]]]
+                                ) -> bool:
+    """``record_serial`` from the names changed alone, when this process holds the set it
+    stored at ``old_serial`` (``LAST_SETS``); False, with nothing written, when it does not.
+
+    ``changed()``: the folded owner names of the zone's records not ACTIVE (the claim's new SOA
+    among them) and the served rows at those names now (``history_row``). Coherence is per
+    folded owner name (``dnswire/coherence``), so the set at the new serial is the old one with
+    those names' rows replaced: sound as long as every write that changes what a name serves
+    leaves a record of that name not ACTIVE until its push is complete, or marks the zone
+    ``whole_step`` (the caller does not come here then). A change then costs a read of its own
+    names instead of the whole zone (bench/README.md, "the claim's step from the names
+    changed")."""
+    found = await execute(session, _LATEST, {"b_zone_id": zone_id})
+    if not found or found[0].serial != old_serial:
+        return False
+    previous = LAST_SETS.get(zone_id, found[0].snapshot)
+    if previous is None:
+        return False
+    keys, now_at = await changed()
+    before_at = {row for row in previous if names.key(row[0]) in keys}
+    await _append(session, zone_id, new_serial, old_serial, before_at - now_at,
+                  now_at - before_at, (previous - before_at) | now_at, after_snapshot=True)
+    return True
 
 
 async def record_base(session: AsyncSession, zone_id: str, serial: int, served: set[Row], *,
