@@ -106,11 +106,14 @@ def _claimable(now):
     )
 
 
-def _prepare_head(zone_id: ColumnElement[str]) -> tuple[ColumnElement, ...]:
-    """Of a claim's candidate, what says whether its step is worth preparing (``_large``): the
-    size of its newest snapshot and, without one, whether it has ``PREPARE_RECORDS`` records
-    (the one at that place looked up, no further); columns of the candidates' read, a read
-    of its own per candidate was a round trip each on PostgreSQL."""
+def _prepare_head(candidate: Any) -> tuple[ColumnElement, ...]:
+    """Of a claim's candidate (the columns of ``candidate``), what says whether its step is
+    worth preparing (``_large``): the size of its newest snapshot and, without one, whether it
+    has ``PREPARE_RECORDS`` records (the one at that place looked up, no further); and whether
+    its claim may patch the step instead (``_patchable``: its ``SMALL_CHANGE``-th record not
+    ACTIVE looked up, no further). Columns of the candidates' read: a read of its own per
+    candidate was a round trip each on PostgreSQL."""
+    zone_id = candidate.c.id
     zc, r = ZoneChange.__table__, Record.__table__
     size = (select(func.length(zc.c.snapshot))
             .where(zc.c.zone_id == zone_id, zc.c.snapshot.is_not(None))
@@ -119,7 +122,12 @@ def _prepare_head(zone_id: ColumnElement[str]) -> tuple[ColumnElement, ...]:
             .offset(bindparam("last_record")).scalar_subquery())  # PREPARE_RECORDS - 1
     # looked up only without a snapshot: the size says enough otherwise
     many = case((size.is_(None), case((last.is_not(None), 1), else_=0)), else_=0)
-    return size.label("size"), many.label("many")
+    big_change = (select(r.c.id).where(r.c.zone_id == zone_id,
+                                       among(r.c.status, zone_store.UNSERVED))
+                  .limit(1).offset(SMALL_CHANGE - 1).scalar_subquery())
+    patchable = case((and_(candidate.c.type == "PRIMARY", candidate.c.whole_step.is_(False),
+                           big_change.is_(None)), 1), else_=0)
+    return size.label("size"), many.label("many"), patchable.label("patchable")
 
 
 def _claim_statements():  # noqa: ANN202 - prebuilt statements
@@ -132,15 +140,15 @@ def _claim_statements():  # noqa: ANN202 - prebuilt statements
     """
     z = Zone.__table__
     now = bindparam("now")
-    candidates = select(z.c.id, z.c.lease_owner, z.c.action, z.c.change_seq,
-                        z.c.updated_at).where(_claimable(now))
+    candidates = select(z.c.id, z.c.lease_owner, z.c.action, z.c.change_seq, z.c.type,
+                        z.c.whole_step, z.c.updated_at).where(_claimable(now))
 
     def with_heads(found: Select) -> Select:
         """The candidates found, each with what says whether its step is worth preparing
         (``_prepare_steps``), read for those found only, whatever the engine's plan."""
         c = found.order_by(z.c.updated_at).limit(bindparam("limit")).subquery()
         return select(c.c.id, c.c.lease_owner, c.c.action, c.c.change_seq,
-                      *_prepare_head(c.c.id)).order_by(c.c.updated_at)
+                      *_prepare_head(c)).order_by(c.c.updated_at)
     idle = with_heads(candidates)
     # by dialect name: the zones this worker is pushing, one parameter (``arrays.member``)
     busy = {dialect: with_heads(candidates.where(not_(pushing)))
@@ -354,6 +362,9 @@ async def _prepare_steps(db: Database, heads: list[Any]) -> dict[str, zonehistor
     for head in heads:
         if not _large(head.size, bool(head.many)):
             continue
+        if head.patchable and zonehistory.LAST_SETS.holds(head.id):
+            continue  # its claim will likely patch the step: read nothing whole here
+            # (should it not, it reads the zone inside, as after a write that came between)
         # change_seq was read first: a write after it shows as a newer one inside the claim.
         async with db.read() as session:
             base = await zonehistory.newest_snapshot(session, head.id)

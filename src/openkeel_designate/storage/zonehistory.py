@@ -138,6 +138,10 @@ class LastSets:
         kept = self._sets.get(zone_id)
         return kept[1] if kept is not None and kept[0] == blob else None
 
+    def holds(self, zone_id: str) -> bool:
+        """Whether a set of the zone is kept (whatever blob it was stored with)."""
+        return zone_id in self._sets
+
     def put(self, zone_id: str, blob: bytes, rows: set[Row]) -> None:
         self.drop(zone_id)
         if len(rows) > self.max_rows:

@@ -122,8 +122,14 @@ def _content(rows: set) -> set:
     return {row for row in rows if row[1] != "SOA"}
 
 
+@pytest.mark.parametrize("large", [False, True], ids=["small", "large"])
 @pytest.mark.parametrize("seed", [1, 2])
-async def test_patched_steps_match_the_whole_zone(services, client, monkeypatch, seed) -> None:
+async def test_patched_steps_match_the_whole_zone(services, client, monkeypatch, seed,
+                                                  large) -> None:
+    """``large``: the zone counts as large (its step is prepared before the claim when it is
+    not patched, ``zonehistory.PreparedStep``)."""
+    if large:
+        monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
     rng = random.Random(seed)
     made = await client.post("/v2/zones", headers=ADMIN, json={"name": ZONE,
                                                                "email": f"h@{ZONE.rstrip('.')}"})

@@ -46,10 +46,18 @@ def _after_preparing(monkeypatch, then) -> None:  # noqa: ANN001 - fixture, coro
     monkeypatch.setattr(workqueue, "_prepare_steps", prepared_then)
 
 
+def _not_held(monkeypatch) -> None:  # noqa: ANN001 - fixture
+    """As when another worker stored the zone's last step: this process holds no set of it to
+    patch the next step from (``zonehistory.record_patched_serial``), so a large zone's step is
+    prepared."""
+    monkeypatch.setattr(zonehistory, "LAST_SETS", zonehistory.LastSets(max_rows=0))
+
+
 async def _large_zone_changed(services, client, monkeypatch, name: str,  # noqa: ANN001
                               record: str) -> tuple[SqlZoneSource, str, workqueue.ClaimedZone]:
     """A zone counted as large, served once, then ``record`` added: its next claim prepares."""
     monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)
+    _not_held(monkeypatch)
     zone_id = await _zone(client, name)
     [first] = await _serve(services)
     await _add(client, zone_id, record)
@@ -76,6 +84,7 @@ def _spy(monkeypatch) -> dict[str, int]:  # noqa: ANN001 - fixture
 
 async def test_the_step_is_prepared_and_used(services, client, monkeypatch) -> None:
     monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)  # every zone counts as large
+    _not_held(monkeypatch)
     source = SqlZoneSource(services.db)
     zone_id = await _zone(client, "prepared.example.")
     [first] = await _serve(services)  # a new zone: its base, nothing to prepare from
@@ -108,8 +117,7 @@ async def test_a_write_after_the_preparation_is_in_the_step(services, client,
     _after_preparing(monkeypatch, then_a_write)
     calls = _spy(monkeypatch)
     [second] = await _serve(services)
-    # the preparation's read only: the claim makes the step from the names changed
-    assert calls == {"served_set": 1, "prepared": 1}
+    assert calls == {"served_set": 2, "prepared": 1}  # read again inside the claim
     [delta] = await source.zone_changes(zone_id, first.serial)
     assert delta.serial == second.serial
     assert sorted(r.name for r in delta.added) == ["one.raced.example.", "two.raced.example."]
@@ -129,12 +137,40 @@ async def test_a_new_soa_without_a_zone_write_is_in_the_step(services, client,
     _after_preparing(monkeypatch, then_a_new_mname)
     calls = _spy(monkeypatch)
     [second] = await _serve(services)
-    assert calls == {"served_set": 1, "prepared": 1}  # as above
+    assert calls == {"served_set": 2, "prepared": 1}
     [delta] = await source.zone_changes(zone_id, first.serial)
     assert delta.old_soa is not None and "ns-new.renamed-pool.example." not in delta.old_soa.data
     [soa] = await source.rrset(zone_id, "renamed.example.", "SOA")
     assert soa.data.split()[0] == "ns-new.renamed-pool.example."
     assert [(r.name, r.data) for r in delta.added] == [("www.renamed.example.", "192.0.2.9")]
+
+
+async def test_a_large_zone_held_here_is_patched_not_prepared(services, client,
+                                                              monkeypatch) -> None:
+    """This process stored the zone's last step: its claim patches the next one from the
+    names changed, and nothing is read whole, before the claim or in it; after a deletion
+    (``whole_step``) the step is prepared again."""
+    monkeypatch.setattr(workqueue, "PREPARE_BYTES", 1)  # every zone counts as large
+    source = SqlZoneSource(services.db)
+    zone_id = await _zone(client, "held.example.")
+    [first] = await _serve(services)
+    calls = _spy(monkeypatch)
+    await _add(client, zone_id, "www.held.example.")
+    [second] = await _serve(services)
+    assert calls == {"served_set": 0, "prepared": 0}
+    [delta] = await source.zone_changes(zone_id, first.serial)
+    assert (delta.from_serial, delta.serial, delta.removed) == (first.serial, second.serial, ())
+    assert [(r.name, r.data) for r in delta.added] == [("www.held.example.", "192.0.2.9")]
+    listed = await client.get(f"/v2/zones/{zone_id}/recordsets?type=A", headers=ADMIN)
+    [recordset] = listed.json()["recordsets"]
+    gone = await client.delete(f"/v2/zones/{zone_id}/recordsets/{recordset['id']}",
+                               headers=ADMIN)
+    assert gone.status_code == 202, gone.text
+    [third] = await _serve(services)
+    assert calls == {"served_set": 1, "prepared": 1}
+    [_, last] = await source.zone_changes(zone_id, first.serial)
+    assert (last.from_serial, last.serial, last.added) == (second.serial, third.serial, ())
+    assert [(r.name, r.data) for r in last.removed] == [("www.held.example.", "192.0.2.9")]
 
 
 async def test_a_small_zone_is_read_inside_the_claim(services, client, monkeypatch) -> None:
