@@ -131,6 +131,7 @@ class Runtime:
         if "worker" in self.roles:
             self.worker = Worker(self.conf, self.db, self.services.notifier)
             self.services.wake_listeners.append(self.worker.wake)
+            self.services.local_worker_free = self.worker.has_room
             for server in self._dns:
                 if isinstance(server, BuiltinNameserver):
                     server.store.changed_listeners.append(self.worker.served_here)

@@ -185,6 +185,12 @@ class Worker:
         """Called by central after a commit; safe from any coroutine of this loop."""
         self._wake.set()
 
+    def has_room(self) -> bool:
+        """Whether a wake-up now would let this worker claim another zone: running, with
+        fewer pushes than ``concurrency`` (central then announces nothing to other
+        processes, ``Services.wake_worker``)."""
+        return not self._stopping and len(self._running) < self.concurrency
+
     def served_here(self, zone_name: str) -> None:
         """A nameserver in this process (the built-in one) now serves another version of the
         zone, or no longer serves it: a push waiting for it polls at once.

@@ -29,9 +29,11 @@ def url():
         yield made
 
 
-async def _woken_after(url: str, writes: int, in_flight_first: bool = False) -> int:
+async def _woken_after(url: str, writes: int, in_flight_first: bool = False,
+                       local_worker_free: bool | None = None) -> int:
     """How many wake-ups another engine's listener saw after ``writes`` back-to-back writes
-    (the first one's announcement already on its way with ``in_flight_first``)."""
+    (the first one's announcement already on its way with ``in_flight_first``);
+    ``local_worker_free``: the writing process runs a worker, with room or not."""
     woken: list[float] = []
     listening = Database(url)
     writing = Database(url)
@@ -39,6 +41,10 @@ async def _woken_after(url: str, writes: int, in_flight_first: bool = False) -> 
     try:
         assert await listener.start()
         svc = Services(conf=config.load([]), db=writing, policy=Policy(config.load([])))
+        local: list[int] = []
+        if local_worker_free is not None:
+            svc.wake_listeners.append(lambda: local.append(1))
+            svc.local_worker_free = lambda: local_worker_free
         for index in range(writes):
             svc.wake_worker()
             if index == 0 and in_flight_first:
@@ -48,6 +54,7 @@ async def _woken_after(url: str, writes: int, in_flight_first: bool = False) -> 
                 break
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.2)
+        assert len(local) == (writes if local_worker_free is not None else 0)
         return len(woken)
     finally:
         await listener.stop()
@@ -57,6 +64,13 @@ async def _woken_after(url: str, writes: int, in_flight_first: bool = False) -> 
 
 async def test_a_write_wakes_a_listener_of_another_process(url: str) -> None:
     assert await _woken_after(url, 1) == 1
+
+
+async def test_a_write_wakes_only_the_local_worker_when_it_has_room(url: str) -> None:
+    """A worker of the writing process claims the zone at once: other processes hear
+    nothing. A worker with every push slot taken leaves the zone to them."""
+    assert await _woken_after(url, 3, local_worker_free=True) == 0
+    assert await _woken_after(url, 1, local_worker_free=False) == 1
 
 
 async def test_writes_before_the_announcement_started_share_it(url: str) -> None:
