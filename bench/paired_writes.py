@@ -5,8 +5,10 @@ The shared 2-core machine changes speed by 1.5x within minutes, so ``api_through
 one tree and then on the other compares the minutes as much as the trees (bench/README.md). Here
 both trees serve at once (``openkeel-designate serve``, each on a database of its own, built-in
 nameserver), and the rounds alternate between them, which goes first alternating too: per
-round, ``--posts`` sequential recordset POSTs by wrk into a fresh zone (one connection), then as
-many by ``--clients`` connections over as many fresh zones. Only one tree is busy at a time.
+round, ``--posts`` sequential recordset POSTs by wrk into a fresh zone (one connection), with
+the server's CPU for them until that zone is ACTIVE (pushes included: the rate moves with the
+host's speed more than the CPU does), then as many by ``--clients`` connections over as many
+fresh zones. Only one tree is busy at a time.
 Printed per round and as medians, never asserted.
 
     git archive <commit> src | tar -x -C /tmp/base
@@ -28,6 +30,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from api_throughput import start_ours, wait_active  # noqa: E402
+from stats import cpu_seconds  # noqa: E402
 from measure import Api, wrk_posts  # noqa: E402
 
 
@@ -42,18 +45,23 @@ async def fresh_zones(api: Api, count: int) -> list[tuple[str, str]]:
     return zones
 
 
-async def one_round(api: Api, posts: int, clients: int) -> tuple[float, float]:
-    """Sequential and concurrent POSTs per second of one tree."""
+async def one_round(api: Api, posts: int, clients: int) -> tuple[float, float, float]:
+    """Sequential and concurrent POSTs per second of one tree, and the server's CPU per
+    sequential POST in ms (its process group, pushes included: the rate moves with the
+    host's speed more than the CPU does)."""
     zones = await fresh_zones(api, clients + 1)
+    cpu = cpu_seconds(api.target.pgids())
     sequential = await wrk_posts(api, zones[:1], 1, posts)
+    await wait_active(api, f"/v2/zones/{zones[0][0]}")
+    cpu = cpu_seconds(api.target.pgids()) - cpu
     concurrent = await wrk_posts(api, zones[1:], clients, posts)
-    return sequential["req_per_s"], concurrent["req_per_s"]
+    return sequential["req_per_s"], concurrent["req_per_s"], 1000 * cpu / posts
 
 
 async def run(trees: list[Path], args: argparse.Namespace) -> None:
     started = [start_ours(args.database, 1, tree) for tree in trees]
     apis = [Api(target, f"pair-{index}") for index, (_, target) in enumerate(started)]
-    figures: list[list[tuple[float, float]]] = [[] for _ in trees]
+    figures: list[list[tuple[float, float, float]]] = [[] for _ in trees]
     try:
         for api in apis:  # warm-up: connections, prepared statements, first claims
             await one_round(api, args.posts // 4, args.clients)
@@ -62,7 +70,8 @@ async def run(trees: list[Path], args: argparse.Namespace) -> None:
             for index in order:
                 figures[index].append(await one_round(apis[index], args.posts, args.clients))
             print(f"round {round_no + 1}: " + "  ".join(
-                f"{trees[i]}: sequential {figures[i][-1][0]:.0f}/s, {args.clients} connections "
+                f"{trees[i]}: sequential {figures[i][-1][0]:.0f}/s "
+                f"({figures[i][-1][2]:.2f} ms CPU each), {args.clients} connections "
                 f"{figures[i][-1][1]:.0f}/s" for i in (0, 1)), flush=True)
     finally:
         for api in apis:
@@ -72,8 +81,10 @@ async def run(trees: list[Path], args: argparse.Namespace) -> None:
     for index, tree in enumerate(trees):
         sequential = statistics.median(f[0] for f in figures[index])
         concurrent = statistics.median(f[1] for f in figures[index])
-        print(f"{tree}: median sequential {sequential:.0f}/s, {args.clients} connections "
-              f"{concurrent:.0f}/s ({args.database}, {args.rounds} rounds)")
+        cpu = statistics.median(f[2] for f in figures[index])
+        print(f"{tree}: median sequential {sequential:.0f}/s ({cpu:.2f} ms server CPU each), "
+              f"{args.clients} connections {concurrent:.0f}/s ({args.database}, "
+              f"{args.rounds} rounds)")
 
 
 def main() -> int:
