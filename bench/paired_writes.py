@@ -13,7 +13,7 @@ Printed per round and as medians, never asserted.
 
     git archive <commit> src | tar -x -C /tmp/base
     .venv/bin/python bench/paired_writes.py /tmp/base/src src [--database postgresql]
-        [--rounds 4] [--posts 400] [--clients 10]
+        [--rounds 4] [--posts 400] [--clients 10] [--workers 2]
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ async def one_round(api: Api, posts: int, clients: int) -> tuple[float, float, f
 
 
 async def run(trees: list[Path], args: argparse.Namespace) -> None:
-    started = [start_ours(args.database, 1, tree) for tree in trees]
+    started = [start_ours(args.database, args.workers, tree) for tree in trees]
     apis = [Api(target, f"pair-{index}") for index, (_, target) in enumerate(started)]
     figures: list[list[tuple[float, float, float]]] = [[] for _ in trees]
     try:
@@ -95,6 +95,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--posts", type=int, default=400)
     ap.add_argument("--clients", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=1, help="[service:api] workers of both")
     args = ap.parse_args()
     if not shutil.which("wrk"):
         print("wrk is not installed: this comparison needs it", file=sys.stderr)
