@@ -51,7 +51,7 @@ def _spy(monkeypatch) -> dict[str, int]:  # noqa: ANN001 - fixture
     return calls
 
 
-# the whole read, as the spy below would count it
+# the whole read itself, taken before ``_spy`` replaces it: the test's own reads are not counted
 WHOLE_READ = workqueue._served_set
 
 
