@@ -585,8 +585,7 @@ async def _same_soa(session: AsyncSession, zone_id: str,
 async def _served_soa(session: AsyncSession, zone_id: str) -> set[zonehistory.Row]:
     """The zone's SOA as ``_served_set`` has it."""
     found = await execute(session, _SERVED_SOA, {"b_zone_id": zone_id})
-    return {zonehistory.history_row(r.name, r.type, r.ttl, r.data)
-            for r in slices.run(served_records_steps([found], zone_id))}
+    return slices.run(_served_set_steps([found], zone_id))
 
 
 async def _record_base(session: AsyncSession, zone_id: str, serial: int, latest: int | None,
@@ -615,9 +614,8 @@ async def _changed_names(session: AsyncSession,
     all it needs). A small change's names: read at once, on SQLite on the loop's thread."""
     found = await execute(session, _SERVED_CHANGED, {"b_zone_id": zone_id}, BOUNDED)
     keys = {names.key(row.name) for row in found}
-    served = slices.run(served_records_steps(
-        [[row[:4] for row in found if row.action != "DELETE"]], zone_id))
-    return keys, {zonehistory.history_row(r.name, r.type, r.ttl, r.data) for r in served}
+    served = [row[:4] for row in found if row.action != "DELETE"]
+    return keys, slices.run(_served_set_steps([served], zone_id))
 
 
 async def _served_set(session: AsyncSession, zone_id: str,
