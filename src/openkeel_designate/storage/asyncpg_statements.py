@@ -11,7 +11,8 @@ So each statement is compiled once, for the engine's dialect (``prebuilt.py``), 
 asyncpg connection underneath, which keeps the prepared statement. Two places:
 
 * ``reads``: point reads on a pooled connection, outside any transaction (each statement sees
-  the latest commit, as the AUTOCOMMIT reads did);
+  the latest commit, as the AUTOCOMMIT reads did); ``alone``: one write there, its own
+  transaction;
 * ``run_in``, ``count_in`` and ``run_many_in``: the statements of a write transaction, on the
   transaction's own connection. SQLAlchemy's asyncpg adapter sends its BEGIN lazily, before
   the first statement it runs itself; here the adapter is asked to send it first (its
@@ -65,6 +66,19 @@ class AsyncpgStatements:
             try:
                 return [_rows(compiled, await connection.fetch(compiled.sql, *compiled.arguments(params)))
                         for compiled, params in prepared]
+            except Exception as exc:
+                if connection.is_closed():
+                    raise ConnectionLost(str(exc)) from exc
+                raise
+
+    async def alone(self, statement: Executable, params: dict[str, Any]) -> list[Any]:
+        """The rows of one statement run outside any transaction on a pooled connection: a
+        write there is its own transaction, committed before the answer comes back."""
+        compiled = self._statements.prepare(statement)
+        async with driver_connection(self._engine) as connection:
+            try:
+                return _rows(compiled, await connection.fetch(compiled.sql,
+                                                              *compiled.arguments(params)))
             except Exception as exc:
                 if connection.is_closed():
                     raise ConnectionLost(str(exc)) from exc

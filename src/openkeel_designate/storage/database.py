@@ -183,6 +183,32 @@ class Database:
                 raise
             raise _unavailable(exc) from exc
 
+    @property
+    def writes_alone(self) -> bool:
+        """Whether ``write_alone`` runs here (PostgreSQL)."""
+        return self._asyncpg is not None
+
+    async def write_alone(self, statement: Executable, params: dict) -> list[Row] | None:
+        """The rows of one write that is its own transaction (PostgreSQL only: ``writes_alone``).
+
+        No BEGIN, no COMMIT: two round trips and SQLAlchemy's session fewer than a
+        ``transaction`` of the same statement. The statement must be safe alone, checking
+        itself what the caller read before (``recordsets.create_if_unchanged``). None when the
+        database asked for the write to be run again (a deadlock, a serialization failure):
+        the caller's ``transaction`` then retries it. A unique violation is ``Duplicate``."""
+        assert self._asyncpg is not None
+        try:
+            return await self._asyncpg.alone(statement, params)
+        except Exception as exc:  # noqa: BLE001 - asyncpg's own errors; the rest re-raised
+            state = _sqlstate(exc)
+            if state.startswith("23"):
+                raise errors.Duplicate("Duplicate resource") from exc
+            if _is_retryable(exc):
+                return None
+            if not _is_outage(exc):
+                raise
+            raise _unavailable(exc) from exc
+
     @asynccontextmanager
     async def _write_session(self, ahead: bool) -> AsyncIterator[AsyncSession]:
         if self._write_lock is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CTE, Table, bindparam, insert
+from sqlalchemy import CTE, Table, bindparam, insert, select, union_all
 from sqlalchemy.sql.elements import BindParameter
 
 MERGED_ROWS = 8  # rows of one table at most in a merged write; more go as statements of their own
@@ -27,6 +27,17 @@ def inserted(table: Table, prefix: str, count: int) -> CTE:
     """``count`` rows of ``table`` inserted by a CTE (``row_values`` for each index)."""
     return insert(table).values([row_values(table, prefix, index)
                                  for index in range(count)]).cte(f"new_{table.name}")
+
+
+def inserted_if(table: Table, prefix: str, count: int, condition: CTE) -> CTE:
+    """``inserted``, but only if the CTE ``condition`` returns a row (one: each row is
+    selected from it): a write made only if another part of the statement was."""
+    columns = list(table.columns)
+    chosen = [select(*row_values(table, prefix, index).values()).select_from(condition)
+              for index in range(count)]
+    return insert(table).from_select(
+        [c.key for c in columns], chosen[0] if count == 1 else union_all(*chosen)
+    ).cte(f"new_{table.name}")
 
 
 def params(prefix: str, rows: list[dict[str, Any]]) -> dict[str, Any]:

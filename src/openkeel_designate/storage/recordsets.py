@@ -118,12 +118,20 @@ class PlacementFacts:
 
 async def placement_facts(session: AsyncSession, zone_id: str, name: str,
                           owner: str | None, caps: quotas.Caps) -> PlacementFacts:
+    statement = quotas.form_for(_FACTS, session.bind)
+    return _facts_of(await execute(session, statement, _facts_params(zone_id, name, owner, caps)))
+
+
+def _facts_params(zone_id: str, name: str, owner: str | None, caps: quotas.Caps) -> dict:
+    return {"zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner,
+            **caps.params(owner, "zone_recordsets", "zone_records")}
+
+
+def _facts_of(found: list) -> PlacementFacts:
+    """``PlacementFacts`` from the rows of ``_FACTS``."""
     facts = PlacementFacts([], [], 0, 0, {})
     counts = {}
-    statement = quotas.form_for(_FACTS, session.bind)
-    for kind, text, number in await execute(session, statement, {
-            "zone_id": zone_id, "name_key": names.key(name), "tenant_id": owner,
-            **caps.params(owner, "zone_recordsets", "zone_records")}):
+    for kind, text, number in found:
         if kind == "child":
             facts.child_zones.append(text)
         elif kind == "type":
@@ -173,6 +181,55 @@ def _merged_create(records: int, bump_serial: bool) -> Update:
     return zone_store.MARK_PENDING[bump_serial].add_cte(
         merged.inserted(RecordSet.__table__, "s", 1)).add_cte(
         merged.inserted(Record.__table__, "r", records))
+
+
+async def read_for_create(db: Database, zone_id: str, project_id: str, name: str,
+                          caps: quotas.Caps) -> tuple[Zone | None, PlacementFacts]:
+    """What a recordset create of the project in its own zone reads, without a transaction:
+    the zone (a frozen copy, None if the project does not own it or it is gone) and the
+    placement facts, the project's quota overrides among them (``placement_facts``).
+
+    Two point reads on one connection (``Database.point_reads``), each seeing the latest
+    commit; ``create_if_unchanged`` then writes only if no write came between them and it."""
+    who, params = zone_store.asker(project_id, False)
+    found, facts = await db.point_reads([
+        (zone_store.VISIBLE_ROW[who], {"zone_id": zone_id, **params}),
+        (quotas.form_for(_FACTS, db.engine), _facts_params(zone_id, name, project_id, caps))])
+    zone = rows.frozen(Zone, found[0]) if found else None
+    if zone is not None and zone.tenant_id != project_id:
+        zone = None  # shared with the project: its owner's quotas, read the locked way
+    return zone, _facts_of(facts)
+
+
+async def create_if_unchanged(db: Database, zone: Zone, recordset: dict, records: list[dict],
+                              action: str, bump_serial: bool) -> bool:
+    """``insert_marking_pending`` as one statement that is its own transaction, made only if
+    the zone is as ``read_for_create`` found it (``zones.MARK_PENDING_IF_UNCHANGED``); whether
+    it was. PostgreSQL commits it before answering, so a True is as durable as a COMMIT.
+
+    A write that came in between bumped ``change_seq``: the zone's UPDATE then matches no row
+    (PostgreSQL checks the newest version of a row it had to wait for) and the inserts, which
+    select from it, insert nothing. Not written (False), the caller runs the create again
+    the locked way. A clash with a racing create raises ``errors.Duplicate``."""
+    written = await db.write_alone(_create_if_unchanged(len(records), bump_serial), {
+        **zone_store.unchanged_params(zone, action), **merged.params("s", [recordset]),
+        **merged.params("r", records)})
+    return bool(written)
+
+
+def writes_alone(db: Database, records: list) -> bool:
+    """Whether ``create_if_unchanged`` can write these records (on PostgreSQL, a few)."""
+    return db.writes_alone and 0 < len(records) <= merged.MERGED_ROWS
+
+
+@functools.lru_cache(maxsize=2 * merged.MERGED_ROWS)
+def _create_if_unchanged(records: int, bump_serial: bool) -> Select:
+    """``_merged_create``, with the zone's mark (``MARK_PENDING_IF_UNCHANGED``) a CTE that the
+    inserts select from; the zone's id if written."""
+    marked = zone_store.MARK_PENDING_IF_UNCHANGED[bump_serial].cte("marked")
+    return select(marked.c.id).add_cte(
+        merged.inserted_if(RecordSet.__table__, "s", 1, marked)).add_cte(
+        merged.inserted_if(Record.__table__, "r", records, marked))
 
 
 def add_records(session: AsyncSession, records: Iterable[Record]) -> list[Record]:

@@ -148,12 +148,18 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         action=bindparam("action"), status="PENDING", change_seq=z.c.change_seq + 1,
         version=z.c.version + 1, next_attempt_at=None, error_reason=None,
         pending_since=func.coalesce(z.c.pending_since, now), updated_at=now)
+    # The same mark, made only if no write came between the read and it (see
+    # ``mark_pending_if_unchanged``); the zone's id comes back when it was made.
+    unchanged = pending.where(z.c.change_seq == bindparam("read_change_seq"),
+                              z.c.tenant_id == bindparam("read_tenant_id"),
+                              z.c.deleted == LIVE).returning(z.c.id)
     return ({True: VISIBLE_ROW["any"].with_for_update(),
              False: VISIBLE_ROW["project"].with_for_update()},
-            {False: bounded(pending), True: bounded(pending.values(increment_serial=True))})
+            {False: bounded(pending), True: bounded(pending.values(increment_serial=True))},
+            {False: unchanged, True: unchanged.values(increment_serial=True)})
 
 
-_LOCKED_READS, MARK_PENDING = _write_path()
+_LOCKED_READS, MARK_PENDING, MARK_PENDING_IF_UNCHANGED = _write_path()
 
 
 async def get_locked_copy(session: AsyncSession, zone_id: str, *, project_id: str | None,
@@ -176,6 +182,17 @@ async def mark_pending(session: AsyncSession, zone_id: str, action: str, bump_se
 def pending_params(zone_id: str, action: str) -> dict[str, Any]:
     """The parameters of ``MARK_PENDING`` (also inside ``recordsets.insert_marking_pending``)."""
     return {"zone_id": zone_id, "action": action, "now": utcnow()}
+
+
+def unchanged_params(zone: Any, action: str) -> dict[str, Any]:
+    """The parameters of ``MARK_PENDING_IF_UNCHANGED``: those of ``MARK_PENDING``, and what
+    the zone read found (``zone``, a frozen copy) that no write may have changed since.
+
+    Every write that can change what a recordset create's rules read of its zone bumps
+    ``change_seq`` (``central.zones.mark_pending``: the zone's recordsets and records, its
+    own settings, its deletion); a transfer changes the owner, which is compared too."""
+    return {**pending_params(zone.id, action), "read_change_seq": zone.change_seq,
+            "read_tenant_id": zone.tenant_id}
 
 
 async def get(session: AsyncSession, zone_id: str, *, project_id: str | None = None,

@@ -1,0 +1,214 @@
+"""A recordset create without a transaction on PostgreSQL (``central.recordsets._create_unlocked``).
+
+The create reads the zone and its facts, checks the rules, then writes with one statement that
+is made only if no write reached the zone in between (``rs_store.create_if_unchanged``). These
+tests put a write exactly in between (the read is wrapped so that another request runs after
+it) and check that the create then goes the locked way and ends as if the two had been
+serialized: both made, or the rule the other write broke enforced (a duplicate, a quota, a
+deleting zone), and never half of the create written. They also check that a plain create
+does take the unlocked way, and that SQLite and MariaDB never do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy import func, select, update
+
+from openkeel_designate.central import quotas
+from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage.database import Database
+from openkeel_designate.storage.models import Record, RecordSet, Zone
+from support.databases import empty_database_url
+
+from conftest import project  # type: ignore[import-not-found]
+
+OWNER = project("unlocked-p")
+ADMIN_ALL = {**project("unlocked-admin", "admin"), "X-Auth-All-Projects": "true"}
+ZONE = "unlocked.example."
+
+
+@pytest.fixture
+def database_url():  # noqa: ANN201 - overrides the conftest's three engines
+    with empty_database_url("postgresql", prefix="okd-unlocked-") as url:
+        yield url
+
+
+@pytest.fixture
+async def zone_id(client) -> str:  # noqa: ANN001 - fixture
+    created = await client.post("/v2/zones", json={"name": ZONE, "email": "h@unlocked.example"},
+                                headers=OWNER)
+    assert created.status_code == 202
+    return created.json()["id"]
+
+
+def _spy(monkeypatch) -> list[bool]:  # noqa: ANN001 - fixture
+    """What each unlocked write answered: True written, False sent the locked way."""
+    answers: list[bool] = []
+    real = rs_store.create_if_unchanged
+
+    async def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        written = await real(*args, **kwargs)
+        answers.append(written)
+        return written
+
+    monkeypatch.setattr(rs_store, "create_if_unchanged", recorded)
+    return answers
+
+
+def _between(monkeypatch, write) -> None:  # noqa: ANN001 - fixture, coroutine function
+    """Run ``write()`` once, right after the next create's unlocked read."""
+    real = rs_store.read_for_create
+    pending = [write]
+
+    async def read_then_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        found = await real(*args, **kwargs)
+        if pending:
+            await pending.pop()()
+        return found
+
+    monkeypatch.setattr(rs_store, "read_for_create", read_then_write)
+
+
+async def _post(client, zone_id: str, name: str, *records: str):  # noqa: ANN001, ANN202
+    return await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": name, "type": "A", "records": list(records or ["192.0.2.1"])})
+
+
+async def _zone_and_counts(services, zone_id: str) -> tuple[int, int, int]:  # noqa: ANN001
+    """(the zone's change_seq, its recordsets, its records)."""
+    async with services.db.read() as session:
+        seq = (await session.execute(select(Zone.change_seq).where(Zone.id == zone_id))).scalar_one()
+        sets = (await session.execute(select(func.count()).select_from(RecordSet)
+                                      .where(RecordSet.zone_id == zone_id))).scalar_one()
+        records = (await session.execute(select(func.count()).select_from(Record)
+                                         .where(Record.zone_id == zone_id))).scalar_one()
+    return seq, sets, records
+
+
+async def test_a_plain_create_is_written_unlocked(client, services, zone_id, monkeypatch):  # noqa: ANN001
+    answers = _spy(monkeypatch)
+    before = await _zone_and_counts(services, zone_id)
+    created = await _post(client, zone_id, "www.unlocked.example.", "192.0.2.1", "192.0.2.2")
+    assert created.status_code == 202, created.text
+    body = created.json()
+    assert (body["status"], body["action"], sorted(body["records"])) == (
+        "PENDING", "CREATE", ["192.0.2.1", "192.0.2.2"])
+    assert answers == [True]
+    seq, sets, records = await _zone_and_counts(services, zone_id)
+    assert (seq, sets, records) == (before[0] + 1, before[1] + 1, before[2] + 2)
+    async with services.db.read() as session:
+        zone = await session.get(Zone, zone_id)
+        assert (zone.status, zone.increment_serial) == ("PENDING", True)
+        stored = (await session.execute(select(Record.status, Record.serial).where(
+            Record.recordset_id == body["id"]))).all()
+    assert sorted(stored) == [("PENDING", None), ("PENDING", None)]
+    shown = await client.get(f"/v2/zones/{zone_id}/recordsets/{body['id']}", headers=OWNER)
+    assert shown.json()["name"] == "www.unlocked.example."
+
+
+async def test_a_write_in_between_sends_the_create_the_locked_way(client, services, zone_id,
+                                                                  monkeypatch):  # noqa: ANN001
+    answers = _spy(monkeypatch)
+    before = await _zone_and_counts(services, zone_id)
+
+    async def other() -> None:
+        assert (await _post(client, zone_id, "other.unlocked.example.")).status_code == 202
+
+    _between(monkeypatch, other)
+    created = await _post(client, zone_id, "mine.unlocked.example.")
+    assert created.status_code == 202, created.text
+    # the other create was written unlocked; this one found the zone changed
+    assert answers == [True, False]
+    assert await _zone_and_counts(services, zone_id) == (before[0] + 2, before[1] + 2,
+                                                          before[2] + 2)
+
+
+async def test_the_same_name_in_between_is_a_duplicate(client, services, zone_id,
+                                                       monkeypatch):  # noqa: ANN001
+    answers = _spy(monkeypatch)
+    before = await _zone_and_counts(services, zone_id)
+
+    async def same() -> None:
+        assert (await _post(client, zone_id, "SAME.unlocked.example.")).status_code == 202
+
+    _between(monkeypatch, same)
+    clash = await _post(client, zone_id, "same.unlocked.example.", "192.0.2.9")
+    assert clash.status_code == 409 and clash.json()["type"] == "duplicate_recordset"
+    assert answers == [True, False]
+    assert await _zone_and_counts(services, zone_id) == (before[0] + 1, before[1] + 1,
+                                                          before[2] + 1)
+
+
+async def test_a_quota_used_up_in_between_is_enforced(client, services, zone_id,
+                                                      monkeypatch):  # noqa: ANN001
+    _, sets, _ = await _zone_and_counts(services, zone_id)
+    limited = await client.patch("/v2/quotas/unlocked-p", json={"zone_recordsets": sets + 1},
+                                 headers=ADMIN_ALL)
+    assert limited.status_code == 200
+    answers = _spy(monkeypatch)
+
+    async def last() -> None:
+        assert (await _post(client, zone_id, "last.unlocked.example.")).status_code == 202
+
+    _between(monkeypatch, last)
+    over = await _post(client, zone_id, "over.unlocked.example.")
+    assert over.status_code == 413, over.text
+    assert answers == [True, False]
+    assert (await _zone_and_counts(services, zone_id))[1] == sets + 1
+
+
+async def test_a_zone_deleted_in_between_takes_nothing(client, services, zone_id,
+                                                       monkeypatch):  # noqa: ANN001
+    answers = _spy(monkeypatch)
+    before = await _zone_and_counts(services, zone_id)
+
+    async def delete_zone() -> None:
+        assert (await client.delete(f"/v2/zones/{zone_id}", headers=OWNER)).status_code == 202
+
+    _between(monkeypatch, delete_zone)
+    refused = await _post(client, zone_id, "late.unlocked.example.")
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["message"] == "Can not update a deleting zone"
+    assert answers == [False]
+    assert (await _zone_and_counts(services, zone_id))[1:] == before[1:]
+
+
+async def test_a_new_owner_in_between_is_a_change(client, services, zone_id):  # noqa: ANN001
+    """A transfer changes the owner; the guard compares it as well as ``change_seq``."""
+    zone, facts = await rs_store.read_for_create(services.db, zone_id, "unlocked-p",
+                                                 "moved.unlocked.example.", quotas.caps(services))
+    assert zone is not None and facts.types_at_name == []
+    await services.db.transaction(lambda session: session.execute(
+        update(Zone).where(Zone.id == zone_id).values(tenant_id="someone-else")))
+    recordset = rs_store.recordset_row(zone, "moved.unlocked.example.", "A")
+    record = rs_store.record_row(zone, recordset["id"], recordset["tenant_id"], "192.0.2.1")
+    before = await _zone_and_counts(services, zone_id)
+    assert not await rs_store.create_if_unchanged(services.db, zone, recordset, [record],
+                                                  "UPDATE", bump_serial=True)
+    assert await _zone_and_counts(services, zone_id) == before
+
+
+async def test_racing_creates_end_serialized(client, services, zone_id, monkeypatch):  # noqa: ANN001
+    """Twenty creates at once of one name (one made, the rest duplicates), then twenty of
+    twenty names (all made): the zone's counter counts exactly the creates made."""
+    answers = _spy(monkeypatch)
+    before = await _zone_and_counts(services, zone_id)
+    same = await asyncio.gather(*(_post(client, zone_id, "race.unlocked.example.", f"192.0.2.{i}")
+                                  for i in range(1, 21)))
+    assert sorted(r.status_code for r in same) == [202] + [409] * 19
+    spread = await asyncio.gather(*(_post(client, zone_id, f"n{i}.unlocked.example.")
+                                    for i in range(20)))
+    assert [r.status_code for r in spread] == [202] * 20
+    assert await _zone_and_counts(services, zone_id) == (before[0] + 21, before[1] + 21,
+                                                          before[2] + 21)
+    assert True in answers
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "mysql"])
+async def test_other_engines_write_in_a_transaction(backend):  # noqa: ANN001
+    with empty_database_url(backend, prefix="okd-unlocked-") as url:
+        db = Database(url)
+        assert not db.writes_alone and not rs_store.writes_alone(db, ["192.0.2.1"])
+        await db.dispose()
