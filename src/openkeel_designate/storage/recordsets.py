@@ -8,8 +8,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sqlalchemy import (Select, Update, and_, bindparam, delete, func, literal, select, union_all,
-                        update)
+from sqlalchemy import (Select, Update, and_, bindparam, delete, func, literal, select, true,
+                        union_all, update)
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -82,8 +82,9 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
     z, rs, r, q = Zone.__table__, RecordSet.__table__, Record.__table__, Quota.__table__
     zone_id = bindparam("zone_id")
     placement = (
-        select(literal("child"), z.c.name, literal(0))
-        .where(z.c.parent_zone_id == zone_id, z.c.deleted == LIVE),
+        # (correlate(None): inside ``_ZONE_AND_FACTS`` this is not the zone read beside it)
+        select(literal("child").label("kind"), z.c.name.label("text"), literal(0).label("number"))
+        .where(z.c.parent_zone_id == zone_id, z.c.deleted == LIVE).correlate(None),
         select(literal("type"), rs.c.type, literal(0))
         .where(rs.c.zone_id == zone_id, rs.c.name_key == bindparam("name_key")),
         select(literal("quota"), q.c.resource, q.c.hard_limit)
@@ -96,11 +97,16 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         return [select(literal(resource), literal(""), func.count())
                 .select_from((quotas.capped(resource, matching) if cap else matching).subquery())
                 for resource, matching in counted.items()]
-    return ({cap: union_all(*placement, *counts(cap)) for cap in (True, False)},
-            sql_insert(rs), sql_insert(r))
+    facts = {cap: union_all(*placement, *counts(cap)) for cap in (True, False)}
+    # A project's create in its own zone, unlocked (``read_for_create``): the zone's row
+    # beside each row of the facts (capped: PostgreSQL only), one round trip.
+    beside = facts[True].subquery().lateral("facts")
+    zone_and_facts = zone_store.VISIBLE_ROW["project"].add_columns(
+        beside.c.kind, beside.c.text, beside.c.number).outerjoin(beside, true())
+    return facts, zone_and_facts, sql_insert(rs), sql_insert(r)
 
 
-_FACTS, _INSERT_RECORDSET, _INSERT_RECORD = _write_path()
+_FACTS, _ZONE_AND_FACTS, _INSERT_RECORDSET, _INSERT_RECORD = _write_path()
 SMALL_INSERT = 100
 
 
@@ -189,16 +195,16 @@ async def read_for_create(db: Database, zone_id: str, project_id: str, name: str
     the zone (a frozen copy, None if the project does not own it or it is gone) and the
     placement facts, the project's quota overrides among them (``placement_facts``).
 
-    Two point reads on one connection (``Database.point_reads``), each seeing the latest
-    commit; ``create_if_unchanged`` then writes only if no write came between them and it."""
-    who, params = zone_store.asker(project_id, False)
-    found, facts = await db.point_reads([
-        (zone_store.VISIBLE_ROW[who], {"zone_id": zone_id, **params}),
-        (quotas.form_for(_FACTS, db.engine), _facts_params(zone_id, name, project_id, caps))])
+    One point read (``Database.point_reads``: the latest commit), ``_ZONE_AND_FACTS``: the
+    zone's columns on each row, the facts' three last; ``create_if_unchanged`` then writes
+    only if no write came between it and the write."""
+    [found] = await db.point_reads([(_ZONE_AND_FACTS, {
+        "project_id": project_id, **_facts_params(zone_id, name, project_id, caps)})])
     zone = rows.frozen(Zone, found[0]) if found else None
-    if zone is not None and zone.tenant_id != project_id:
-        zone = None  # shared with the project: its owner's quotas, read the locked way
-    return zone, _facts_of(facts)
+    if zone is None or zone.tenant_id != project_id:
+        # none, or shared with the project: its owner's quotas, read the locked way
+        return None, _facts_of([])
+    return zone, _facts_of([row[-3:] for row in found])
 
 
 async def create_if_unchanged(db: Database, zone: Zone, recordset: dict, records: list[dict],
