@@ -203,10 +203,16 @@ def _statements():  # noqa: ANN202 - prebuilt statements
     steps = select(zc.c.id, zc.c.serial, zc.c.from_serial).where(of_zone).order_by(zc.c.id)
     steps_from = (select(zc.c.from_serial, zc.c.serial, zc.c.removed, zc.c.added)
                   .where(of_zone, zc.c.id >= bindparam("b_first")).order_by(zc.c.id))
-    return latest, bounded(drop_snapshot), append, bounded(prune), steps, steps_from
+    # PostgreSQL: the three as one statement, the snapshot dropped and the oldest pruned by
+    # CTEs. They see the rows as they were before the new one, so one fewer is kept of them.
+    oldest_kept_before = (select(zc.c.id).where(of_zone).order_by(zc.c.id.desc())
+                          .offset(KEEP - 2).limit(1)).scalar_subquery()
+    appended = append.add_cte(drop_snapshot.cte("dropped")).add_cte(
+        delete(zc).where(of_zone, zc.c.id < oldest_kept_before).cte("pruned"))
+    return (latest, bounded(drop_snapshot), append, bounded(prune), appended, steps, steps_from)
 
 
-(_LATEST, _DROP_SNAPSHOT, _APPEND, _PRUNE, _STEPS, _STEPS_FROM) = _statements()
+(_LATEST, _DROP_SNAPSHOT, _APPEND, _PRUNE, _APPEND_AFTER, _STEPS, _STEPS_FROM) = _statements()
 
 
 @dataclass(frozen=True)
@@ -347,18 +353,21 @@ async def _append(session: AsyncSession, zone_id: str, serial: int, from_serial:
     ``after_snapshot``: an older row may still hold one (it is cleared first). Without one the
     zone has no rows at all (the newest row always keeps its snapshot, and ``forget`` removes
     them all), so there is nothing to prune either: a new zone's claim skips both statements."""
-    if after_snapshot:
-        await execute(session, _DROP_SNAPSHOT, {"b_zone_id": zone_id})
     if snapshot is None:
         snapshot = await slices.drive(encode_steps(served))
-    # One row, but its snapshot is the whole zone: written on the loop's thread while small.
-    await execute(session, _APPEND, {
-        "b_zone_id": zone_id, "b_serial": serial, "b_from": from_serial,
-        "b_removed": _text(removed), "b_added": _text(added),
-        "b_snapshot": snapshot, "b_now": utcnow()},
-        BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
+    params = {"b_zone_id": zone_id, "b_serial": serial, "b_from": from_serial,
+              "b_removed": _text(removed), "b_added": _text(added),
+              "b_snapshot": snapshot, "b_now": utcnow()}
+    assert session.bind is not None
     # Kept before the commit: should it fail, the blob read back next time is another one.
     LAST_SETS.put(zone_id, snapshot, served)
+    if after_snapshot and session.bind.dialect.name == "postgresql":
+        await execute(session, _APPEND_AFTER, params)  # two round trips less per claim
+        return
+    if after_snapshot:
+        await execute(session, _DROP_SNAPSHOT, {"b_zone_id": zone_id})
+    # One row, but its snapshot is the whole zone: written on the loop's thread while small.
+    await execute(session, _APPEND, params, BOUNDED if len(snapshot) <= SMALL_SNAPSHOT else {})
     if after_snapshot:
         await execute(session, _PRUNE, {"b_zone_id": zone_id})
 

@@ -52,14 +52,14 @@ class PushObservations:
 
 
 async def save(db: Database, pushes: list[PushObservations]) -> list[None]:
-    """What ``pushes`` saw, in one short transaction (the worker batches the pushes that end
+    """What ``pushes`` saw, in one short write (the worker batches the pushes that end
     together, ``batches``); losing it never fails a push (the view refreshes)."""
     seen = [(push.claimed, push.seen()) for push in pushes]
     seen = [(claimed, rows) for claimed, rows in seen if rows]
     if seen:
         try:
-            await db.transaction(lambda session: propagation_store.record_many(
-                session, [(claimed.id, rows) for claimed, rows in seen]),
+            await propagation_store.record_many(
+                db, [(claimed.id, rows) for claimed, rows in seen],
                 ahead=all(claimed.action == "CREATE" for claimed, _ in seen))
         except Exception as exc:  # noqa: BLE001 - an observation is never worth a failed push
             LOG.info("propagation of %d zones (%s, ...) not recorded: %r", len(seen),

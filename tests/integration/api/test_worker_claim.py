@@ -52,9 +52,10 @@ async def test_a_server_row_keeps_since_until_its_status_changes(client, service
 
     async def record(status: str, serial: int, error: str | None) -> propagation.ZonePropagation:
         seen = [propagation.Seen(propagation.NAMESERVER, "192.0.2.53", 53, status, serial, error)]
-        await services.db.transaction(
-            (lambda s: propagation.record_many(s, [(zone_id, seen)])) if batched
-            else (lambda s: propagation.record(s, zone_id, seen)))
+        if batched:
+            await propagation.record_many(services.db, [(zone_id, seen)])
+        else:
+            await services.db.transaction(lambda s: propagation.record(s, zone_id, seen))
         async with services.db.read() as session:
             [row] = await propagation.for_zone(session, zone_id)
             return row
@@ -79,15 +80,15 @@ async def test_the_servers_of_many_zones_are_recorded_together(client, services)
         zone_ids.append(created.json()["id"])
     first, second = zone_ids
     ns = propagation.NAMESERVER
-    await services.db.transaction(lambda s: propagation.record_many(s, [
+    await propagation.record_many(services.db, [
         (first, [propagation.Seen(ns, "192.0.2.53", 53, "BEHIND", 1, "late"),
                  propagation.Seen(propagation.TARGET, "192.0.2.1", 8081, "OK",
-                                  target_type="pdns4")])]))
-    await services.db.transaction(lambda s: propagation.record_many(s, [
+                                  target_type="pdns4")])])
+    await propagation.record_many(services.db, [
         (first, [propagation.Seen(ns, "192.0.2.53", 53, "IN_SYNC", 2),
                  propagation.Seen(propagation.TARGET, "192.0.2.1", 8081, "OK")]),
         (second, [propagation.Seen(ns, "192.0.2.53", 53, "BEHIND", 1)]),
-        (second, [propagation.Seen(ns, "192.0.2.53", 53, "IN_SYNC", 3)])]))
+        (second, [propagation.Seen(ns, "192.0.2.53", 53, "IN_SYNC", 3)])])
     async with services.db.read() as session:
         rows = {zone_id: [(r.kind, r.host, r.port, r.status, r.serial, r.last_error,
                            r.target_type) for r in await propagation.for_zone(session, zone_id)]
@@ -136,7 +137,7 @@ async def test_a_change_is_claimed_and_completed_by_the_driver_itself(client, se
     assert await workqueue.complete(services.db, claimed, "worker-1", claimed.serial)
     seen = [propagation.Seen(propagation.NAMESERVER, "192.0.2.53", 53, "IN_SYNC", claimed.serial,
                              None)]
-    await services.db.transaction(lambda s: propagation.record_many(s, [(zone_id, seen)]))
+    await propagation.record_many(services.db, [(zone_id, seen)])
     assert sent == [], sent
     recordset = await client.get(f"/v2/zones/{zone_id}/recordsets/{posted.json()['id']}",
                                  headers=OWNER)
@@ -304,3 +305,29 @@ async def test_zones_read_together_count_their_own_records(client, services):
     assert [[getattr(by_id[row.id], c) for c in columns] for row in alone] == \
         [[getattr(row, c) for c in columns] for row in alone]
     assert alone[0].records == alone[1].records + 3
+
+
+async def test_the_history_keeps_its_newest_steps_and_one_snapshot(client, services):
+    """Each claim of a change appends a step and keeps the ``KEEP`` newest (on PostgreSQL the
+    snapshot dropped, the step appended and the oldest pruned by one statement, which sees
+    the rows as they were before the new one): after more claims than that, exactly ``KEEP``
+    steps, an unbroken chain of serials, and the snapshot on the newest alone."""
+    created = await client.post("/v2/zones", json={"name": "keep.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+    await serve_pending(services, "worker-1")
+    serials = []
+    for index in range(zonehistory.KEEP + 3):
+        posted = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+            "name": f"r{index}.keep.example.", "type": "A", "records": ["192.0.2.1"]})
+        assert posted.status_code == 202
+        [claimed] = await serve_pending(services, "worker-1")
+        serials.append(claimed.serial)
+    async with services.db.read() as session:
+        steps = (await session.execute(
+            select(ZoneChange.serial, ZoneChange.from_serial, ZoneChange.snapshot.is_not(None))
+            .where(ZoneChange.zone_id == zone_id).order_by(ZoneChange.id))).all()
+    assert len(steps) == zonehistory.KEEP
+    assert [serial for serial, _, _ in steps] == serials[-zonehistory.KEEP:]
+    assert all(after[1] == before[0] for before, after in zip(steps, steps[1:]))
+    assert [kept for _, _, kept in steps] == [False] * (zonehistory.KEEP - 1) + [True]
