@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -87,7 +88,9 @@ async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]
         return await insert_zone(svc, session, ctx, values)
 
     try:
-        result = await svc.db.transaction(work)
+        result = await _create_alone(svc, ctx, values) if svc.db.writes_alone else None
+        if result is None:
+            result = await svc.db.transaction(work)
     except errors.Duplicate as exc:
         # A create of the same name (in any case) committed between our checks and our insert:
         # the unique name_key constraint refused it, which is Designate's DuplicateZone.
@@ -115,38 +118,95 @@ async def insert_zone(svc: Services, session: AsyncSession, ctx: RequestContext,
     The rules read everything they look at first, in one statement (``storage/zone_create``),
     and apply in Designate's order: quota, name, TTL, ownership, pool, duplicate.
     """
-    zone_type = values.get("type") or "PRIMARY"
+    facts = await create_store.read_facts(session, ctx.project_id, values["name"],
+                                          quotas.caps(svc))
+    pool_id, pool_name = _pool_of(svc, ctx, values, facts)
+    await require_pool_key(svc, session, pool_id, pool_name)
+    new = _new_rows(svc, ctx, values, facts, pool_id)
+    await create_store.insert_zone(session, new.row, new.attributes, new.masters, *new.managed)
+    await _adopt_descendants(session, new.zone, facts.related)
+    return ZoneView.of(new.zone, new.attributes, new.masters, False)
+
+
+async def _create_alone(svc: Services, ctx: RequestContext,
+                        values: dict[str, Any]) -> ZoneView | None:
+    """``insert_zone`` without a transaction (PostgreSQL): the facts read, the same rules,
+    the rows written by one statement that is its own transaction. None, with nothing
+    written, when the create needs more than that (a pool other than the default one, whose
+    key is read; zones below it to adopt; more rows than one statement takes): the caller
+    then runs it in a transaction.
+
+    The same create: in a READ COMMITTED transaction each statement sees the latest commit
+    too, and nothing here is locked, so the transaction added only its BEGIN and COMMIT
+    round trips (a zone POST: two instead of four)."""
+    facts = await create_store.read_facts_alone(svc.db, ctx.project_id, values["name"],
+                                                quotas.caps(svc))
+    pool_id, _ = _pool_of(svc, ctx, values, facts)
+    if pool_id != svc.conf["service:central"].default_pool_id:
+        return None
+    new = _new_rows(svc, ctx, values, facts, pool_id)
+    if _below(new.zone, facts.related) or not await create_store.insert_zone_alone(
+            svc.db, new.row, new.attributes, new.masters, *new.managed):
+        return None
+    return ZoneView.of(new.zone, new.attributes, new.masters, False)
+
+
+def _pool_of(svc: Services, ctx: RequestContext, values: dict[str, Any],
+             facts: create_store.CreateFacts) -> tuple[str, str]:
+    """The create's rules up to its pool (quota, name, TTL, ownership), then the pool
+    chosen: its id and name."""
     name = values["name"]
-    facts = await create_store.read_facts(session, ctx.project_id, name, quotas.caps(svc))
     quotas.check(quotas.overlaid(svc, facts.quota_overrides), zones=facts.zones_of_project + 1)
     _check_name(svc, ctx, name, facts.tlds, facts.blacklists)
-    ttl = values.get("ttl")
-    if ttl is None:
-        ttl = svc.conf.default_ttl
-    _check_ttl(svc, ctx, ttl)
-    related = facts.related
-    _check_ownership(ctx, name, related)
-    attributes = dict(values.get("attributes") or {})
-    pool_id = choose_pool(svc, ctx, attributes, facts.pools)
+    _check_ttl(svc, ctx, _ttl_of(svc, values))
+    _check_ownership(ctx, name, facts.related)
+    pool_id = choose_pool(svc, ctx, dict(values.get("attributes") or {}), facts.pools)
     if pool_id not in facts.pools.names:
         raise errors.NoValidPoolFound("There are no pools that matched your request")
-    await require_pool_key(svc, session, pool_id, facts.pools.names[pool_id])
+    return pool_id, facts.pools.names[pool_id]
+
+
+@dataclass(frozen=True)
+class _NewZone:
+    """What a create writes: the zone's row and frozen copy, its attributes and masters, and
+    its managed recordsets and records (SOA and NS)."""
+
+    row: dict
+    zone: Any
+    attributes: dict[str, str]
+    masters: list[tuple[str, int]]
+    managed: tuple[list[dict], list[dict]]
+
+
+def _new_rows(svc: Services, ctx: RequestContext, values: dict[str, Any],
+              facts: create_store.CreateFacts, pool_id: str) -> _NewZone:
+    """The create's rules after its pool (the pool's nameservers, duplicate), then its rows."""
+    name = values["name"]
+    zone_type = values.get("type") or "PRIMARY"
     ns_hostnames = facts.pools.ns_hostnames.get(pool_id)
     if not ns_hostnames:
         raise errors.NoServersConfigured()
-    same_pool = [z for z in related if z.pool_id == pool_id]
+    same_pool = [z for z in facts.related if z.pool_id == pool_id]
     if any(names.same(z.name, name) for z in same_pool):
         raise errors.DuplicateZone("Duplicate Zone")
-    row = _new_zone(svc, ctx, values, zone_type, ttl, pool_id)
+    row = _new_zone(svc, ctx, values, zone_type, _ttl_of(svc, values), pool_id)
     ancestors = [z for z in same_pool if names.is_below(name, z.name)]
     if ancestors:
         row["parent_zone_id"] = max(ancestors, key=lambda z: len(z.name)).id
     masters = _parse_masters(values["masters"]) if zone_type == "SECONDARY" else []
     row, zone = create_store.new_zone(row)
-    await create_store.insert_zone(session, row, attributes, masters,
-                                   *records.managed_rows(zone, ns_hostnames))
-    await _adopt_descendants(session, zone, related)
-    return ZoneView.of(zone, attributes, masters, False)
+    return _NewZone(row, zone, dict(values.get("attributes") or {}), masters,
+                    records.managed_rows(zone, ns_hostnames))
+
+
+def _ttl_of(svc: Services, values: dict[str, Any]) -> int:
+    ttl = values.get("ttl")
+    return svc.conf.default_ttl if ttl is None else ttl
+
+
+def _below(zone: Any, related: list[create_store.RelatedZone]) -> list[create_store.RelatedZone]:
+    """The zones of the pool below the new zone (``_adopt_descendants`` looks at them)."""
+    return [z for z in related if z.pool_id == zone.pool_id and names.is_below(z.name, zone.name)]
 
 
 async def _adopt_descendants(session: AsyncSession, zone: Any,
@@ -155,7 +215,7 @@ async def _adopt_descendants(session: AsyncSession, zone: Any,
 
     Their current parents are related by name to the new zone, so were read with its facts;
     one that was not (no longer live) is looked up."""
-    below = [z for z in related if z.pool_id == zone.pool_id and names.is_below(z.name, zone.name)]
+    below = _below(zone, related)
     if not below:
         return
     known = {z.id: z.name for z in related}

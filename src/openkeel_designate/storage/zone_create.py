@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from openkeel_designate.domain import names
 from openkeel_designate.storage import arrays, facts, merged, quotas, rows
 from openkeel_designate.storage import recordsets as recordset_store
-from openkeel_designate.storage.database import bounded, execute, execute_many
+from openkeel_designate.storage.database import Database, bounded, execute, execute_many
 from openkeel_designate.storage.models import (
     Blacklist,
     Quota,
@@ -104,15 +104,32 @@ def _statements():  # noqa: ANN202 - prebuilt statements
 
 async def read_facts(session: AsyncSession, project_id: str | None, name: str,
                      caps: quotas.Caps) -> CreateFacts:
+    dialect = session.bind.dialect.name
+    return _facts_of(await execute(session, _FACTS[dialect],
+                                   _facts_params(dialect, project_id, name, caps)))
+
+
+async def read_facts_alone(db: Database, project_id: str | None, name: str,
+                           caps: quotas.Caps) -> CreateFacts:
+    """``read_facts`` outside any transaction (a point read, ``Database.point_reads``)."""
+    dialect = db.engine.dialect.name
+    [found] = await db.point_reads([(_FACTS[dialect],
+                                     _facts_params(dialect, project_id, name, caps))])
+    return _facts_of(found)
+
+
+def _facts_params(dialect: str, project_id: str | None, name: str, caps: quotas.Caps) -> dict:
     folded = names.key(name)
     labels = folded.split(".")
-    dialect = session.bind.dialect.name
-    found = await execute(session, _FACTS[dialect], {
-        "project_id": project_id, "name_key": folded,
-        "ancestors": arrays.listed(dialect, [".".join(labels[i:])
-                                             for i in range(1, len(labels) - 1)]),
-        "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/",
-        **caps.params(project_id, "zones")})
+    return {"project_id": project_id, "name_key": folded,
+            "ancestors": arrays.listed(dialect, [".".join(labels[i:])
+                                                 for i in range(1, len(labels) - 1)]),
+            "below_from": folded[::-1] + ".", "below_to": folded[::-1] + "/",
+            **caps.params(project_id, "zones")}
+
+
+def _facts_of(found: list) -> CreateFacts:
+    """``CreateFacts`` from the rows of ``_FACTS``."""
     count, overrides, tlds, blacklists, related = 0, {}, [], [], []
     for kind, first, second, third, fourth, fifth, number in found:
         if kind == "zones":
@@ -145,21 +162,11 @@ async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, st
     and records (``recordsets.recordset_row``, ``record_row``): one statement on PostgreSQL
     while each part has at most ``merged.MERGED_ROWS`` rows (``storage/merged``), else a
     statement per part."""
-    now = row["created_at"]
-    attribute_rows = [rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key,
-                                                        value=value, created_at=now))
-                      for key, value in attributes.items()]
-    master_rows = [rows.complete(ZoneMaster, dict(id=new_id(), zone_id=row["id"], host=host,
-                                                  port=port, created_at=now))
-                   for host, port in masters]
+    attribute_rows, master_rows = _part_rows(row, attributes, masters)
     parts = (attribute_rows, master_rows, recordsets, records)
     assert session.bind is not None
-    if (session.bind.dialect.name == "postgresql"
-            and all(len(part) <= merged.MERGED_ROWS for part in parts)):
-        values = merged.params("z", [row])
-        for (prefix, _), part in zip(_PARTS, parts):
-            values.update(merged.params(prefix, part))
-        await execute(session, _merged_insert(*map(len, parts)), values)
+    if session.bind.dialect.name == "postgresql" and _mergeable(parts):
+        await execute(session, *_merged(row, parts))
         return
     await execute_many(session, _INSERT_ZONE, [row])
     if attribute_rows:
@@ -167,6 +174,43 @@ async def insert_zone(session: AsyncSession, row: dict, attributes: dict[str, st
     if master_rows:
         await execute_many(session, _INSERT_MASTERS, master_rows)
     await recordset_store.insert_rows(session, recordsets, records)
+
+
+async def insert_zone_alone(db: Database, row: dict, attributes: dict[str, str],
+                            masters: list[tuple[str, int]], recordsets: list[dict],
+                            records: list[dict]) -> bool:
+    """``insert_zone`` as one statement that is its own transaction (``Database.write_alone``,
+    PostgreSQL), committed before it answers; False, with nothing written, when its parts are
+    too many rows for one statement or PostgreSQL asked for it to be run again (the caller
+    then writes in a transaction). A clash with a racing create raises ``errors.Duplicate``."""
+    parts = (*_part_rows(row, attributes, masters), recordsets, records)
+    if not _mergeable(parts):
+        return False
+    return await db.write_alone(*_merged(row, parts)) is not None
+
+
+def _part_rows(row: dict, attributes: dict[str, str], masters: list[tuple[str, int]]
+               ) -> tuple[list[dict], list[dict]]:
+    """The rows of the new zone's attributes and masters."""
+    now = row["created_at"]
+    return ([rows.complete(ZoneAttribute, dict(id=new_id(), zone_id=row["id"], key=key,
+                                               value=value, created_at=now))
+             for key, value in attributes.items()],
+            [rows.complete(ZoneMaster, dict(id=new_id(), zone_id=row["id"], host=host,
+                                            port=port, created_at=now))
+             for host, port in masters])
+
+
+def _mergeable(parts: tuple[list[dict], ...]) -> bool:
+    return all(len(part) <= merged.MERGED_ROWS for part in parts)
+
+
+def _merged(row: dict, parts: tuple[list[dict], ...]) -> tuple[Insert, dict]:
+    """``_merged_insert`` of these parts, with its parameters."""
+    values = merged.params("z", [row])
+    for (prefix, _), part in zip(_PARTS, parts):
+        values.update(merged.params(prefix, part))
+    return _merged_insert(*map(len, parts)), values
 
 
 # (parameter prefix, table) of each part after the zone, in ``insert_zone``'s order

@@ -1,4 +1,5 @@
-"""A recordset create without a transaction on PostgreSQL (``central.recordsets._create_unlocked``).
+"""Creates without a transaction on PostgreSQL: recordsets (``central.recordsets._create_unlocked``)
+and zones (``central.zones._create_alone``, at the end).
 
 The create reads the zone and its facts, checks the rules, then writes with one statement that
 is made only if no write reached the zone in between (``rs_store.create_if_unchanged``). These
@@ -18,6 +19,7 @@ from sqlalchemy import func, select, update
 
 from openkeel_designate.central import quotas
 from openkeel_designate.storage import recordsets as rs_store
+from openkeel_designate.storage import zone_create as create_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Record, RecordSet, Zone
 from support.databases import empty_database_url
@@ -212,3 +214,62 @@ async def test_other_engines_write_in_a_transaction(backend):  # noqa: ANN001
         db = Database(url)
         assert not db.writes_alone and not rs_store.writes_alone(db, ["192.0.2.1"])
         await db.dispose()
+
+
+# --- zone creates (``central.zones._create_alone``) ------------------------------------------
+
+def _zone_spy(monkeypatch) -> list[bool]:  # noqa: ANN001 - fixture
+    """What each zone write without a transaction answered (True: written)."""
+    answers: list[bool] = []
+    real = create_store.insert_zone_alone
+
+    async def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+        written = await real(*args, **kwargs)
+        answers.append(written)
+        return written
+
+    monkeypatch.setattr(create_store, "insert_zone_alone", recorded)
+    return answers
+
+
+async def test_a_plain_zone_create_is_one_statement(client, services, monkeypatch):  # noqa: ANN001
+    answers = _zone_spy(monkeypatch)
+    created = await client.post("/v2/zones", headers=OWNER, json={
+        "name": "alone.example.", "email": "h@alone.example", "attributes": {"tier": "gold"}})
+    assert created.status_code == 202, created.text
+    assert answers == [True]
+    zone = created.json()
+    assert (zone["status"], zone["action"], zone["attributes"]) == (
+        "PENDING", "CREATE", {"tier": "gold"})
+    listed = await client.get(f"/v2/zones/{zone['id']}/recordsets", headers=OWNER)
+    assert sorted(rs["type"] for rs in listed.json()["recordsets"]) == ["NS", "SOA"]
+    shown = await client.get(f"/v2/zones/{zone['id']}", headers=OWNER)
+    assert shown.json()["attributes"] == {"tier": "gold"}
+
+
+async def test_a_zone_with_zones_below_it_is_created_in_a_transaction(client, services,
+                                                                      monkeypatch):  # noqa: ANN001
+    """Zones below a new zone are adopted by it (their parent moves): not one statement."""
+    below = await client.post("/v2/zones", headers=OWNER, json={
+        "name": "deep.upper.example.", "email": "h@upper.example"})
+    answers = _zone_spy(monkeypatch)
+    upper = await client.post("/v2/zones", headers=OWNER, json={
+        "name": "upper.example.", "email": "h@upper.example"})
+    assert upper.status_code == 202
+    assert answers == []
+    async with services.db.read() as session:
+        parent = (await session.execute(select(Zone.parent_zone_id).where(
+            Zone.id == below.json()["id"]))).scalar_one()
+    assert parent == upper.json()["id"]
+
+
+async def test_racing_zone_creates_of_one_name_make_one(client, services):  # noqa: ANN001
+    names = ["race.example.", "RACE.example.", "Race.Example."] * 4
+    answers = await asyncio.gather(*(client.post("/v2/zones", headers=OWNER, json={
+        "name": name, "email": "h@race.example"}) for name in names))
+    assert sorted(r.status_code for r in answers) == [202] + [409] * (len(names) - 1)
+    assert {r.json()["type"] for r in answers if r.status_code == 409} == {"duplicate_zone"}
+    async with services.db.read() as session:
+        made = (await session.execute(select(func.count()).select_from(Zone).where(
+            Zone.name_key == "race.example."))).scalar_one()
+    assert made == 1
