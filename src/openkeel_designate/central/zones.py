@@ -1,4 +1,5 @@
-"""Zone rules: create, read, list, update, delete — each one transaction.
+"""Zone rules: create, read, list, update, delete — each one transaction (a create on
+PostgreSQL: one statement, ``_create_alone``).
 
 Every write leaves the zone ``PENDING`` with a bumped ``change_seq`` in the same transaction as
 the change itself; the worker picks it up from the database (DESIGN.md decisions 1–3).

@@ -3,7 +3,9 @@
 Operators' URLs are accepted as they are (``mysql+pymysql://``, ``postgresql://``,
 ``postgresql+psycopg2://``) and mapped to the asyncio driver of the same engine.  Every central
 operation runs in one ``transaction()``; deadlocks and serialisation failures are retried there,
-so they never surface to clients as 500s.
+so they never surface to clients as 500s. On PostgreSQL the hottest creates write by one
+statement that is its own transaction (``write_alone``) and go back to ``transaction()`` when
+that cannot be.
 """
 
 from __future__ import annotations
@@ -195,10 +197,15 @@ class Database:
         ``transaction`` of the same statement. The statement must be safe alone, checking
         itself what the caller read before (``recordsets.create_if_unchanged``). None when the
         database asked for the write to be run again (a deadlock, a serialization failure):
-        the caller's ``transaction`` then retries it. A unique violation is ``Duplicate``."""
+        the caller's ``transaction`` then retries it; None too for a statement asyncpg cannot
+        run as SQLAlchemy would (``Unsupported``), which the transaction runs through
+        SQLAlchemy. A unique violation is ``Duplicate``."""
         assert self._asyncpg is not None
         try:
             return await self._asyncpg.alone(statement, params)
+        except Unsupported as exc:
+            LOG.debug("write alone declined: %s", exc)
+            return None
         except Exception as exc:  # noqa: BLE001 - asyncpg's own errors; the rest re-raised
             state = _sqlstate(exc)
             if state.startswith("23"):
