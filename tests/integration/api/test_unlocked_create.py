@@ -45,17 +45,18 @@ async def zone_id(client) -> str:  # noqa: ANN001 - fixture
     return created.json()["id"]
 
 
-def _spy(monkeypatch) -> list[bool]:  # noqa: ANN001 - fixture
-    """What each unlocked write answered: True written, False sent the locked way."""
+def _spy(monkeypatch, module=rs_store, name="create_if_unchanged") -> list[bool]:  # noqa: ANN001
+    """What each write without a transaction answered (by default the recordset create's):
+    True written, False sent the locked way."""
     answers: list[bool] = []
-    real = rs_store.create_if_unchanged
+    real = getattr(module, name)
 
     async def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
         written = await real(*args, **kwargs)
         answers.append(written)
         return written
 
-    monkeypatch.setattr(rs_store, "create_if_unchanged", recorded)
+    monkeypatch.setattr(module, name, recorded)
     return answers
 
 
@@ -110,37 +111,27 @@ async def test_a_plain_create_is_written_unlocked(client, services, zone_id, mon
     assert shown.json()["name"] == "www.unlocked.example."
 
 
-async def test_a_write_in_between_sends_the_create_the_locked_way(client, services, zone_id,
-                                                                  monkeypatch):  # noqa: ANN001
+@pytest.mark.parametrize(("other", "status", "made"), [
+    ("other.unlocked.example.", 202, 2),  # both made
+    ("SAME.unlocked.example.", 409, 1),  # the same name in another case: a duplicate
+])
+async def test_a_create_in_between_sends_the_create_the_locked_way(
+        client, services, zone_id, monkeypatch, other, status, made):  # noqa: ANN001
     answers = _spy(monkeypatch)
     before = await _zone_and_counts(services, zone_id)
 
-    async def other() -> None:
-        assert (await _post(client, zone_id, "other.unlocked.example.")).status_code == 202
+    async def create_other() -> None:
+        assert (await _post(client, zone_id, other)).status_code == 202
 
-    _between(monkeypatch, other)
-    created = await _post(client, zone_id, "mine.unlocked.example.")
-    assert created.status_code == 202, created.text
+    _between(monkeypatch, create_other)
+    mine = await _post(client, zone_id, "same.unlocked.example.", "192.0.2.9")
+    assert mine.status_code == status, mine.text
+    if status == 409:
+        assert mine.json()["type"] == "duplicate_recordset"
     # the other create was written unlocked; this one found the zone changed
     assert answers == [True, False]
-    assert await _zone_and_counts(services, zone_id) == (before[0] + 2, before[1] + 2,
-                                                          before[2] + 2)
-
-
-async def test_the_same_name_in_between_is_a_duplicate(client, services, zone_id,
-                                                       monkeypatch):  # noqa: ANN001
-    answers = _spy(monkeypatch)
-    before = await _zone_and_counts(services, zone_id)
-
-    async def same() -> None:
-        assert (await _post(client, zone_id, "SAME.unlocked.example.")).status_code == 202
-
-    _between(monkeypatch, same)
-    clash = await _post(client, zone_id, "same.unlocked.example.", "192.0.2.9")
-    assert clash.status_code == 409 and clash.json()["type"] == "duplicate_recordset"
-    assert answers == [True, False]
-    assert await _zone_and_counts(services, zone_id) == (before[0] + 1, before[1] + 1,
-                                                          before[2] + 1)
+    assert await _zone_and_counts(services, zone_id) == (before[0] + made, before[1] + made,
+                                                          before[2] + made)
 
 
 async def test_a_quota_used_up_in_between_is_enforced(client, services, zone_id,
@@ -220,16 +211,7 @@ async def test_other_engines_write_in_a_transaction(backend):  # noqa: ANN001
 
 def _zone_spy(monkeypatch) -> list[bool]:  # noqa: ANN001 - fixture
     """What each zone write without a transaction answered (True: written)."""
-    answers: list[bool] = []
-    real = create_store.insert_zone_alone
-
-    async def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
-        written = await real(*args, **kwargs)
-        answers.append(written)
-        return written
-
-    monkeypatch.setattr(create_store, "insert_zone_alone", recorded)
-    return answers
+    return _spy(monkeypatch, create_store, "insert_zone_alone")
 
 
 async def test_a_plain_zone_create_is_one_statement(client, services, monkeypatch):  # noqa: ANN001
