@@ -216,8 +216,9 @@ async def _create_unlocked(svc: Services, ctx: RequestContext, zone_id: str,
     made so (a zone shared with the project, a racing write, the zone gone): the caller
     runs the create the locked way, which reads everything again.
 
-    The same create, three round trips instead of five (no BEGIN, lock or COMMIT): the
-    sequential POSTs of a tenant or a controller all take this way."""
+    The same create, two round trips instead of five (no BEGIN, lock or COMMIT, and the
+    zone read with the facts): the sequential POSTs of a tenant or a controller all take
+    this way."""
     zone, facts = await rs_store.read_for_create(svc.db, zone_id, ctx.project_id,
                                                  values["name"], quotas.caps(svc))
     if zone is None:
