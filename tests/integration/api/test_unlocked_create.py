@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 
 from openkeel_designate.central import quotas
 from openkeel_designate.storage import recordsets as rs_store
@@ -255,3 +255,12 @@ async def test_racing_zone_creates_of_one_name_make_one(client, services):  # no
         made = (await session.execute(select(func.count()).select_from(Zone).where(
             Zone.name_key == "race.example."))).scalar_one()
     assert made == 1
+
+
+async def test_a_write_asyncpg_cannot_run_alone_is_left_to_a_transaction(services):  # noqa: ANN001
+    """An IN-list bound as one expanding parameter is compiled per execution, which asyncpg's
+    prebuilt statements refuse: ``write_alone`` answers "not written" (the callers then write
+    in a transaction), never an error."""
+    statement = update(Zone).where(Zone.id.in_(bindparam("ids", expanding=True))).values(
+        description="touched")
+    assert await services.db.write_alone(statement, {"ids": ["no-such-zone"]}) is None
