@@ -216,6 +216,15 @@ class Database:
                 raise
             raise _unavailable(exc) from exc
 
+    async def write_one(self, statement: Executable, params: dict) -> list[Row]:
+        """The rows of one write that is safe alone: ``write_alone`` on PostgreSQL, and in a
+        ``transaction`` (which retries it) where that declined or cannot run."""
+        if self.writes_alone:
+            found = await self.write_alone(statement, params)
+            if found is not None:
+                return found
+        return await self.transaction(lambda session: execute(session, statement, params))
+
     @asynccontextmanager
     async def _write_session(self, ahead: bool) -> AsyncIterator[AsyncSession]:
         if self._write_lock is None:

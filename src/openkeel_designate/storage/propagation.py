@@ -54,7 +54,7 @@ async def record_many(db: Database, zones: list[tuple[str, list[Seen]]], *,
     """``record`` for the pushes of many zones, ended together (one write for a burst).
 
     On PostgreSQL one statement for them all (``_RECORD_ALL``), its own transaction
-    (``Database.write_alone``), where ``record`` sends an UPDATE per server and an INSERT for
+    (``Database.write_one``), where ``record`` sends an UPDATE per server and an INSERT for
     each it had no row of: four round trips for a new zone of a one-nameserver pool
     (bench/README.md, "fewer round trips per zone"), and a transaction's BEGIN and COMMIT
     two more. Elsewhere one transaction (``ahead``: ``Database.transaction``'s)."""
@@ -75,9 +75,8 @@ async def record_many(db: Database, zones: list[tuple[str, list[Seen]]], *,
                             ("last_error", item.error or None),
                             ("target_type", item.target_type or None)):
             columns[name].append(value)
-    params = {"b_now": utcnow(), **{f"b_{name}": values for name, values in columns.items()}}
-    if await db.write_alone(_RECORD_ALL, params) is None:  # asked to run it again
-        await db.transaction(lambda session: execute(session, _RECORD_ALL, params))
+    await db.write_one(_RECORD_ALL, {
+        "b_now": utcnow(), **{f"b_{name}": values for name, values in columns.items()}})
 
 
 def _write_statements():  # noqa: ANN202 - prebuilt statements

@@ -721,16 +721,12 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
 async def _complete_together(db: Database, changed: Sequence[tuple[ClaimedZone, int]]
                              ) -> set[str]:
     """``_complete_one`` of pushes of changes, distinct zones, in one statement
-    (``_COMPLETE_ALL``): the ids of the zones it made ACTIVE. Two round trips to PostgreSQL
-    less per zone in a burst, and alone, two less per batch; should PostgreSQL ask for it to
-    be run again (a deadlock), in a transaction, which retries it."""
-    params = {"b_zone_id": [claimed.id for claimed, _ in changed],
-              "b_serial": [serial for _, serial in changed],
-              "b_seq": [claimed.change_seq for claimed, _ in changed], "b_now": utcnow()}
-    found = await db.write_alone(_COMPLETE_ALL, params)
-    if found is None:
-        found = await db.transaction(lambda session: execute(session, _COMPLETE_ALL, params),
-                                     ahead=True)
+    (``_COMPLETE_ALL``, ``Database.write_one``): the ids of the zones it made ACTIVE. Two
+    round trips to PostgreSQL less per zone in a burst, and alone, two less per batch."""
+    found = await db.write_one(_COMPLETE_ALL, {
+        "b_zone_id": [claimed.id for claimed, _ in changed],
+        "b_serial": [serial for _, serial in changed],
+        "b_seq": [claimed.change_seq for claimed, _ in changed], "b_now": utcnow()})
     return {row[0] for row in found}
 
 

@@ -148,8 +148,8 @@ def _write_path():  # noqa: ANN202 - prebuilt statements
         action=bindparam("action"), status="PENDING", change_seq=z.c.change_seq + 1,
         version=z.c.version + 1, next_attempt_at=None, error_reason=None,
         pending_since=func.coalesce(z.c.pending_since, now), updated_at=now)
-    # The same mark, made only if no write came between the read and it (see
-    # ``mark_pending_if_unchanged``); the zone's id comes back when it was made.
+    # The same mark, made only if no write came between the read and it (``unchanged_params``,
+    # ``recordsets.create_if_unchanged``); the zone's id comes back when it was made.
     unchanged = pending.where(z.c.change_seq == bindparam("read_change_seq"),
                               z.c.tenant_id == bindparam("read_tenant_id"),
                               z.c.deleted == LIVE).returning(z.c.id)
