@@ -197,7 +197,7 @@ async def create_recordset(svc: Services, ctx: RequestContext, zone_id: str,
         if condition is None and ctx.project_id is not None and rs_store.writes_alone(svc.db, data):
             result = await _create_unlocked(svc, ctx, zone_id, values, data)
         if result is None:
-            result = await svc.db.transaction(work)
+            result = await svc.db.transaction(work, plain=True)
     except errors.Duplicate as exc:
         # A racing create of the same name (in any case) and type won: uq_recordsets_zone_name_key_type.
         if type(exc) is not errors.Duplicate:

@@ -91,7 +91,7 @@ async def create_zone(svc: Services, ctx: RequestContext, values: dict[str, Any]
     try:
         result = await _create_alone(svc, ctx, values) if svc.db.writes_alone else None
         if result is None:
-            result = await svc.db.transaction(work)
+            result = await svc.db.transaction(work, plain=True)
     except errors.Duplicate as exc:
         # A create of the same name (in any case) committed between our checks and our insert:
         # the unique name_key constraint refused it, which is Designate's DuplicateZone.

@@ -113,6 +113,19 @@ class AsyncpgStatements:
         await self._in_transaction(connection, compiled.sql, args,
                                    lambda driver: driver.executemany(compiled.sql, args))
 
+    async def end(self, adapter: Any, commit: bool) -> None:
+        """The COMMIT (or ROLLBACK) of a transaction ``run_in`` began on SQLAlchemy's adapter
+        outside its session (``plain_session``), as the adapter's own would end it but without
+        a greenlet; nothing when no statement ran."""
+        transaction, adapter._transaction = adapter._transaction, None
+        if transaction is None:
+            return
+        try:
+            await (transaction.commit() if commit else transaction.rollback())
+        except Exception as error:
+            raise await self._as_sqlalchemy(adapter, adapter, error,
+                                            "COMMIT" if commit else "ROLLBACK", ()) from error
+
     async def _in_transaction(self, connection: AsyncConnection, sql: str, args: Any,
                               call: Callable[[Any], Awaitable[T]]) -> T:
         """``call`` on the asyncpg connection under ``connection``, after the adapter's BEGIN,
@@ -125,16 +138,17 @@ class AsyncpgStatements:
             except Exception as error:
                 raise await self._as_sqlalchemy(connection, adapter, error, sql, args) from error
 
-    async def _as_sqlalchemy(self, connection: AsyncConnection, adapter: Any, error: Exception,
-                             sql: str, args: Any) -> Exception:
+    async def _as_sqlalchemy(self, connection: AsyncConnection | Any, adapter: Any,
+                             error: Exception, sql: str, args: Any) -> Exception:
         """``error`` as SQLAlchemy's execution would have raised it: the adapter's DB-API
-        error (with the SQLSTATE) wrapped in SQLAlchemy's class for it, and the connection
-        invalidated when the server dropped it."""
+        error (with the SQLSTATE) wrapped in SQLAlchemy's class for it, and SQLAlchemy's
+        connection invalidated when the server dropped it (a plain transaction's is thrown
+        away by ``plain_session``)."""
         try:
             adapter._handle_exception(error)  # raises the DB-API form of the error
         except Exception as dbapi_error:  # noqa: BLE001 - every form is wrapped as SQLAlchemy does
             lost = adapter._connection.is_closed()
-            if lost:
+            if lost and isinstance(connection, AsyncConnection):
                 await connection.invalidate()
             return DBAPIError.instance(sql, args, dbapi_error, self._dialect.loaded_dbapi.Error,
                                        connection_invalidated=lost, dialect=self._dialect)
@@ -154,9 +168,12 @@ def _adapter_fits(kind: type) -> bool:
     return all(hasattr(kind, name) for name in _ADAPTER_PARTS)  # slots too: descriptors
 
 
-def _adapter(connection: AsyncConnection) -> Any:
-    """SQLAlchemy's asyncpg adapter under a connection already checked out."""
-    adapter = connection.sync_connection.connection.dbapi_connection  # type: ignore[union-attr]
+def _adapter(connection: AsyncConnection | Any) -> Any:
+    """SQLAlchemy's asyncpg adapter under a connection already checked out (or that adapter
+    itself: a plain transaction's, ``plain_session``)."""
+    adapter = connection
+    if isinstance(connection, AsyncConnection):
+        adapter = connection.sync_connection.connection.dbapi_connection  # type: ignore[union-attr]
     if not _adapter_fits(type(adapter)):
         raise Unsupported(f"{type(adapter).__name__} lacks a part run_in uses")
     return adapter

@@ -16,7 +16,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Executable, Row, event, literal_column
 from sqlalchemy.engine import make_url
@@ -26,8 +26,9 @@ from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, 
                                     create_async_engine)
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import sqlite_driver
+from openkeel_designate.storage import plain_session, sqlite_driver
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost
+from openkeel_designate.storage.plain_session import PlainSession
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
@@ -223,11 +224,18 @@ class Database:
             found = await self.write_alone(statement, params)
             if found is not None:
                 return found
-        return await self.transaction(lambda session: execute(session, statement, params))
+        return await self.transaction(lambda session: execute(session, statement, params),
+                                      plain=True)
 
     @asynccontextmanager
-    async def _write_session(self, ahead: bool) -> AsyncIterator[AsyncSession]:
+    async def _write_session(self, ahead: bool, plain: bool
+                             ) -> AsyncIterator[AsyncSession | PlainSession]:
         if self._write_lock is None:
+            if plain and self._asyncpg is not None:
+                async with plain_session.postgresql_transaction(self.engine,
+                                                                self._asyncpg) as plain_one:
+                    yield plain_one
+                return
             async with self.sessions() as session, session.begin():
                 if self._statements is not None:
                     session.info[_STATEMENTS] = self._statements
@@ -238,6 +246,12 @@ class Database:
             if self._write_turn is not None:
                 await self._write_turn.acquire()
             try:
+                if plain and self._write_turn is not None:
+                    assert isinstance(self._statements, SqliteStatements)
+                    async with plain_session.sqlite_transaction(self.engine,
+                                                                self._statements) as plain_one:
+                        yield plain_one
+                    return
                 async with self.sessions() as session, session.begin():
                     # The driver would BEGIN (deferred) only at the first write, so what the
                     # work read before it could be changed by another process's commit in between
@@ -254,18 +268,29 @@ class Database:
             self._write_lock.release()
 
     async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]],
-                          attempts: int = 5, *, ahead: bool = False) -> T:
+                          attempts: int = 5, *, ahead: bool = False, plain: bool = False) -> T:
         """Run ``work`` in one transaction, retrying on deadlock or serialisation failure.
 
         ``ahead``: on SQLite, pass the writers of this process waiting without it (the
-        worker's, see ``LocalTurns``); elsewhere the database orders writers itself."""
+        worker's, see ``LocalTurns``); elsewhere the database orders writers itself.
+        ``plain``: ``work`` runs its statements by ``execute``, ``execute_count`` and
+        ``execute_many``, so on a SQLite file and on PostgreSQL it gets a ``PlainSession`` in a
+        transaction without SQLAlchemy's session (``plain_session`` says why); should it need
+        more (``Unsupported``: a statement the driver cannot run itself, the ORM), it runs
+        again in a session."""
         for attempt in range(1, attempts + 1):
             try:
-                async with self._write_session(ahead) as session:
-                    result = await work(session)
+                async with self._write_session(ahead, plain) as session:
+                    result = await work(session)  # type: ignore[arg-type]
                 if self._checkpoints is not None:
                     self._checkpoints.committed()
                 return result
+            except Unsupported as exc:
+                if not plain:
+                    raise
+                LOG.debug("plain transaction declined, run in a session: %s", exc)
+                plain = False
+                continue
             except IntegrityError as exc:
                 # A concurrent writer won a race the rules checked before writing.
                 raise errors.Duplicate("Duplicate resource") from exc
@@ -292,7 +317,7 @@ class Database:
 S = TypeVar("S", bound=Executable)
 BOUNDED = {"bounded": True}
 # Where a write session holds the runner of ``execute``, and its connection (``session.info``).
-_STATEMENTS, _CONNECTION = "prebuilt_statements", "prebuilt_connection"
+_STATEMENTS, _CONNECTION = plain_session.RUNNER, plain_session.CONNECTION
 
 
 async def execute(session: AsyncSession, statement: Executable, params: dict | None = None,
@@ -312,7 +337,7 @@ async def execute(session: AsyncSession, statement: Executable, params: dict | N
         try:
             return await runner.run_in(connection, statement, params or {}, options)
         except Unsupported:
-            pass
+            _through_sqlalchemy(connection)
     result = await connection.execute(statement, params, execution_options=options or {})
     return list(result) if result.returns_rows else []
 
@@ -325,7 +350,7 @@ async def execute_count(session: AsyncSession, statement: Executable, params: di
         try:
             return await runner.count_in(connection, statement, params, options)
         except Unsupported:
-            pass
+            _through_sqlalchemy(connection)
     return (await connection.execute(statement, params, execution_options=options or {})).rowcount
 
 
@@ -339,12 +364,12 @@ async def execute_many(session: AsyncSession, statement: Executable, rows: list[
             await runner.run_many_in(connection, statement, rows, options)
             return
         except Unsupported:
-            pass
+            _through_sqlalchemy(connection)
     await connection.execute(statement, rows, execution_options=options or {})
 
 
-async def _connection(session: AsyncSession
-                      ) -> tuple[AsyncConnection, AsyncpgStatements | SqliteStatements | None]:
+async def _connection(session: AsyncSession | PlainSession
+                      ) -> tuple[Any, AsyncpgStatements | SqliteStatements | None]:
     """The session's connection, and the statements' runner of a write session
     (``Database._write_session``; none on MariaDB).
 
@@ -358,6 +383,14 @@ async def _connection(session: AsyncSession
     if connection is None:
         connection = session.info[_CONNECTION] = await session.connection()
     return connection, runner
+
+
+def _through_sqlalchemy(connection: object) -> None:
+    """Before a statement the runner declined runs through SQLAlchemy: a plain transaction
+    has no SQLAlchemy connection, so there ``Unsupported`` goes on up to ``transaction``,
+    which runs the work again in a session."""
+    if not isinstance(connection, AsyncConnection):
+        raise Unsupported("a statement the driver cannot run, in a plain transaction")
 
 
 def bounded(statement: S) -> S:

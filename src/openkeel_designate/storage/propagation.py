@@ -62,7 +62,7 @@ async def record_many(db: Database, zones: list[tuple[str, list[Seen]]], *,
         async def each(session: AsyncSession) -> None:
             for zone_id, seen in zones:
                 await record(session, zone_id, seen)
-        await db.transaction(each, ahead=ahead)
+        await db.transaction(each, ahead=ahead, plain=True)
         return
     # One row per server: a zone pushed twice in one batch keeps its last observation (two
     # would both be inserted where the server has no row yet).

@@ -22,7 +22,8 @@ would raise it (a unique violation as ``IntegrityError``, "database is locked" a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Executable
@@ -33,6 +34,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from openkeel_designate.storage.prebuilt import Statements, Unsupported
 from openkeel_designate.storage.sqlite_driver import BEGIN_IMMEDIATE, OneTripConnection
 
+# A write transaction's connection: SQLAlchemy's, or the driver's own (``plain_session``).
+Connection = AsyncConnection | OneTripConnection
+
 
 class SqliteStatements:
     """Compiled statements, run on the driver connection of a write transaction."""
@@ -41,12 +45,18 @@ class SqliteStatements:
         self._dialect = dialect
         self._statements = Statements(dialect, convert_results=True)
 
-    async def begin_immediate(self, connection: AsyncConnection) -> None:
+    async def begin_immediate(self, connection: Connection) -> None:
         """``BEGIN IMMEDIATE`` on the transaction's connection: SQLite's write lock before
         the transaction's first read."""
         await self._run(connection, BEGIN_IMMEDIATE, (), False, False)
 
-    async def run_in(self, connection: AsyncConnection, statement: Executable,
+    async def commit(self, connection: Connection) -> None:
+        """The COMMIT of a transaction begun by ``begin_immediate`` without SQLAlchemy's
+        session (``plain_session``), a failure raised as SQLAlchemy would raise it."""
+        with self._as_sqlalchemy("COMMIT", ()):
+            await _driver(connection).commit()
+
+    async def run_in(self, connection: Connection, statement: Executable,
                      params: dict[str, Any], options: dict[str, Any] | None = None) -> list[Any]:
         """The rows of one statement (none for a write without RETURNING), run inside the
         transaction ``connection`` is in; ``options`` as SQLAlchemy's execution options."""
@@ -55,7 +65,7 @@ class SqliteStatements:
                                                False, _bounded(statement, options))
         return compiled.described_rows(description, rows)
 
-    async def count_in(self, connection: AsyncConnection, statement: Executable,
+    async def count_in(self, connection: Connection, statement: Executable,
                        params: dict[str, Any], options: dict[str, Any] | None = None) -> int:
         """How many rows one write (an UPDATE, a DELETE) touched, run as ``run_in``."""
         compiled = self._statements.prepare(statement)
@@ -63,7 +73,7 @@ class SqliteStatements:
                                       False, _bounded(statement, options))
         return count
 
-    async def run_many_in(self, connection: AsyncConnection, statement: Executable,
+    async def run_many_in(self, connection: Connection, statement: Executable,
                           rows: Sequence[dict[str, Any]], options: dict[str, Any] | None = None
                           ) -> None:
         """One write for each of ``rows`` (an INSERT's new rows, every one with the same
@@ -72,20 +82,29 @@ class SqliteStatements:
         await self._run(connection, compiled.sql, [compiled.arguments(row) for row in rows],
                         True, _bounded(statement, options))
 
-    async def _run(self, connection: AsyncConnection, sql: str, args: Any, many: bool,
+    async def _run(self, connection: Connection, sql: str, args: Any, many: bool,
                    bounded: bool) -> tuple[Any, int, list[Any]]:
         """The description, row count and rows of one statement on the driver connection."""
-        driver = _driver(connection)
+        with self._as_sqlalchemy(sql, args):
+            description, count, _, rows = await _driver(connection).statement(
+                sql, args, many, bounded)
+        return description, count, rows
+
+    @contextmanager
+    def _as_sqlalchemy(self, sql: str, args: Any) -> Iterator[None]:
+        """A driver error raised as SQLAlchemy's execution would raise it."""
         try:
-            description, count, _, rows = await driver.statement(sql, args, many, bounded)
+            yield
         except self._dialect.loaded_dbapi.Error as error:
             raise DBAPIError.instance(sql, args, error, self._dialect.loaded_dbapi.Error,
                                       dialect=self._dialect) from error
-        return description, count, rows
 
 
-def _driver(connection: AsyncConnection) -> OneTripConnection:
-    """The driver connection under a connection already checked out."""
+def _driver(connection: Connection) -> OneTripConnection:
+    """The driver connection under a connection already checked out (or that connection
+    itself: a plain transaction's, ``plain_session``)."""
+    if isinstance(connection, OneTripConnection):
+        return connection
     driver = connection.sync_connection.connection.driver_connection  # type: ignore[union-attr]
     if not isinstance(driver, OneTripConnection):
         raise Unsupported(f"{type(driver).__name__} is not the project's SQLite driver")

@@ -352,7 +352,7 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     while candidates:
         used, taken = await db.transaction(
             lambda s, c=candidates: _claim_slice(s, c, owner, lease_seconds, prepared),
-            ahead=all(action == "CREATE" for _, _, action in candidates))
+            ahead=all(action == "CREATE" for _, _, action in candidates), plain=True)
         claimed += taken
         candidates = candidates[used:]
     return claimed
@@ -699,7 +699,7 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
         async def each(session: AsyncSession) -> list[bool]:
             return [await _complete_one(session, claimed, owner, serial)
                     for claimed, serial in served]
-        return await db.transaction(each, ahead=ahead)
+        return await db.transaction(each, ahead=ahead, plain=True)
     active = await _complete_together(db, changed) if changed else set()
     left = [(claimed, serial) for claimed, serial in served
             if claimed.action == "DELETE" or claimed.id not in active]
@@ -714,7 +714,7 @@ async def complete_many(db: Database, served: Sequence[tuple[ClaimedZone, int]],
                 await _release(session, claimed.id, owner)
         return done
 
-    finished = await db.transaction(rest, ahead=ahead) if left else {}
+    finished = await db.transaction(rest, ahead=ahead, plain=True) if left else {}
     return [finished.get(claimed.id, claimed.id in active) for claimed, _ in served]
 
 
