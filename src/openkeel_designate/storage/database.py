@@ -140,6 +140,9 @@ class Database:
         self._point_reader = PointReader(sync_url(url)) if on_file else None
         # ... and its log checkpointed off the loop's thread (wal.py says why).
         self._checkpoints = Checkpoints(self.engine) if on_file else None
+        # Plain transactions whose work ran again in a session (``transaction``): a hot path
+        # that reached for the ORM pays for two attempts.
+        self.plain_declined = 0
 
     @property
     def supports_row_locks(self) -> bool:
@@ -289,6 +292,7 @@ class Database:
                 if not plain:
                     raise
                 LOG.debug("plain transaction declined, run in a session: %s", exc)
+                self.plain_declined += 1
                 plain = False
                 continue
             except IntegrityError as exc:

@@ -268,15 +268,18 @@ def _write_statements():  # noqa: ANN202 - prebuilt statements
         data=bindparam("b_data"), serial=None, status="PENDING", action="UPDATE", updated_at=now)
     soa_set_version = update(rs).where(rs.c.id == set_id).values(
         version=rs.c.version + 1, updated_at=now)
+    release = update(z).where(z.c.id == zone_id, z.c.lease_owner == bindparam("b_owner")).values(
+        lease_owner=None, lease_expires_at=None, updated_at=now)
     # All but the records' stamps touch one row by key (``bounded``: on SQLite, no thread
     # crossing); those two touch as many records as the change has, a whole import's maybe
     # (vouched per execution, ``ClaimedZone.small``).
     return (bounded(take), bounded(new_serial), bounded(since_now), stamp_records,
-            served_records, bounded(zone_active), bounded(soa_record), bounded(soa_set_version))
+            served_records, bounded(zone_active), bounded(soa_record), bounded(soa_set_version),
+            bounded(release))
 
 
 (_TAKE, _NEW_SERIAL, _PENDING_SINCE_NOW, _STAMP_RECORDS, _SERVED_RECORDS, _ZONE_ACTIVE,
- _SOA_RECORD, _SOA_SET_VERSION) = _write_statements()
+ _SOA_RECORD, _SOA_SET_VERSION, _RELEASE) = _write_statements()
 # PostgreSQL: the new serial and the SOA following it (``_rewrite_soa``) as one statement, the
 # SOA's two writes as CTEs (two round trips less per claim of a change).
 _NEW_SERIAL_AND_SOA = _NEW_SERIAL.add_cte(_SOA_RECORD.cte("soa_record")).add_cte(
@@ -293,7 +296,7 @@ def _together_statements():  # noqa: ANN202 - prebuilt statements
         lease_owner=bindparam("b_owner"), lease_expires_at=bindparam("b_expires"),
         updated_at=now).returning(z.c.id)
     release_all = update(z).where(ids, z.c.lease_owner == bindparam("b_owner")).values(
-        lease_owner=None, lease_expires_at=None)
+        lease_owner=None, lease_expires_at=None, updated_at=now)
     # ``SERVED`` of many zones, each row with its zone last
     served_of_zones = served_query(arrays.any_of(RecordSet.zone_id, "b_zone_ids")).add_columns(
         RecordSet.zone_id)
@@ -452,7 +455,8 @@ async def _claim_together(session: AsyncSession, candidates: list[tuple[str, str
     taken += [_taken_from(claimed, previous[zone_id], owner) for zone_id, claimed in ready.items()]
     unprepared = [zone_id for zone_id in reads if zone_id not in ready]
     if unprepared:
-        await execute(session, _RELEASE_ALL, {"b_zone_ids": unprepared, "b_owner": owner})
+        await execute(session, _RELEASE_ALL, {"b_zone_ids": unprepared, "b_owner": owner,
+                                              "b_now": now})
     return tried, taken
 
 
@@ -833,5 +837,4 @@ def _pid_alive(pid_text: str) -> bool:
 
 
 async def _release(session: AsyncSession, zone_id: str, owner: str) -> None:
-    await session.execute(update(Zone).where(Zone.id == zone_id, Zone.lease_owner == owner)
-                          .values(lease_owner=None, lease_expires_at=None))
+    await execute(session, _RELEASE, {"b_zone_id": zone_id, "b_owner": owner, "b_now": utcnow()})

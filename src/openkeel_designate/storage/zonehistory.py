@@ -381,10 +381,13 @@ def latest_serial(zone_id: ColumnElement[str]) -> ColumnElement[int | None]:
             .order_by(zc.c.id.desc()).limit(1).scalar_subquery().label("history_serial"))
 
 
+_FORGET = delete(ZoneChange.__table__).where(ZoneChange.__table__.c.zone_id == bindparam("b_zone_id"))
+
+
 async def forget(session: AsyncSession, zone_id: str) -> None:
     """A deleted zone needs no history."""
     LAST_SETS.drop(zone_id)
-    await session.execute(delete(ZoneChange).where(ZoneChange.zone_id == zone_id))
+    await execute(session, _FORGET, {"b_zone_id": zone_id})
 
 
 async def changes_since(db: Database, zone_id: str,

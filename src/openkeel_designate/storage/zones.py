@@ -13,9 +13,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import json_pairs, quotas, rows
-from openkeel_designate.storage.database import Database, bounded, execute
+from openkeel_designate.storage.database import Database, bounded, execute, execute_count
 from openkeel_designate.storage.filters import apply_criteria, ordered, paginate
-from openkeel_designate.storage.models import SharedZone, Zone, ZoneAttribute, ZoneMaster, utcnow
+from openkeel_designate.storage.models import (SharedZone, Timestamp, Zone, ZoneAttribute, ZoneMaster,
+                                              utcnow)
 from openkeel_designate.storage.point_reads import Query
 
 LIVE = "0"  # value of ``zones.deleted`` for a zone that is not soft-deleted
@@ -412,16 +413,28 @@ def add_masters(session: AsyncSession, zone_id: str, hosts: list[tuple[str, int]
     session.add_all(ZoneMaster(zone_id=zone_id, host=h, port=p) for h, p in hosts)
 
 
+def _mark_deleted_statements():  # noqa: ANN202 - prebuilt statements
+    """A zone's soft delete, and the same only if no write came since (``b_seq``), built once
+    and run as prebuilt statements (``database.execute``): the worker's completion of a delete
+    runs in a plain transaction (``plain_session``)."""
+    z, now = Zone.__table__, bindparam("b_now", type_=Timestamp)
+    deleted = update(z).where(z.c.id == bindparam("b_zone_id"), z.c.deleted == LIVE).values(
+        status="DELETED", action="NONE", deleted=bindparam("b_deleted"), deleted_at=now,
+        lease_owner=None, lease_expires_at=None, updated_at=now)
+    return bounded(deleted), bounded(deleted.where(z.c.change_seq == bindparam("b_seq")))
+
+
+_MARK_DELETED, _MARK_DELETED_IF_UNCHANGED = _mark_deleted_statements()
+
+
 async def mark_deleted(session: AsyncSession, zone_id: str, change_seq: int | None) -> bool:
-    """Soft-delete: the zone disappears from the API; purge removes it later."""
-    query = update(Zone).where(Zone.id == zone_id, Zone.deleted == LIVE)
-    if change_seq is not None:
-        query = query.where(Zone.change_seq == change_seq)
-    now = utcnow()
-    result = await session.execute(query.values(
-        status="DELETED", action="NONE", deleted=zone_id.replace("-", ""), deleted_at=now,
-        lease_owner=None, lease_expires_at=None, updated_at=now))
-    return result.rowcount == 1
+    """Soft-delete: the zone disappears from the API; purge removes it later. ``change_seq``:
+    only if the zone was not written since."""
+    params = {"b_zone_id": zone_id, "b_deleted": zone_id.replace("-", ""), "b_now": utcnow()}
+    if change_seq is None:
+        return await execute_count(session, _MARK_DELETED, params) == 1
+    return await execute_count(session, _MARK_DELETED_IF_UNCHANGED,
+                               {**params, "b_seq": change_seq}) == 1
 
 
 async def purge(session: AsyncSession, older_than: datetime, limit: int) -> int:

@@ -331,3 +331,33 @@ async def test_the_history_keeps_its_newest_steps_and_one_snapshot(client, servi
     assert [serial for serial, _, _ in steps] == serials[-zonehistory.KEEP:]
     assert all(after[1] == before[0] for before, after in zip(steps, steps[1:]))
     assert [kept for _, _, kept in steps] == [False] * (zonehistory.KEEP - 1) + [True]
+
+
+async def test_the_common_writes_of_a_change_never_need_a_session(client, services):
+    """A zone created, a recordset added, the zone written again while its push is out (its
+    completion hands the lease back), then deleted (its claim forgets the history, its
+    completion soft-deletes it): every transaction of these runs plain (``plain_session``) on
+    SQLite and PostgreSQL, none a second time in a session. (MariaDB runs them in sessions.)"""
+    db = services.db
+    created = await client.post("/v2/zones", json={"name": "plain.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+    await serve_pending(services, "worker-1")
+    added = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": "www.plain.example.", "type": "A", "records": ["192.0.2.1"]})
+    assert added.status_code == 202
+    [claimed] = await workqueue.claim(db, "worker-1", 30, 10)
+    again = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": "mail.plain.example.", "type": "A", "records": ["192.0.2.2"]})
+    assert again.status_code == 202
+    assert await workqueue.complete_many(db, [(claimed, claimed.serial)], "worker-1") == [False]
+    await serve_pending(services, "worker-1")
+    assert (await client.delete(f"/v2/zones/{zone_id}", headers=OWNER)).status_code == 202
+    [deleting] = await serve_pending(services, "worker-1")
+    assert deleting.action == "DELETE"
+    async with db.read() as session:
+        zone = await session.get(Zone, zone_id)
+        history = (await session.execute(select(func.count()).select_from(ZoneChange).where(
+            ZoneChange.zone_id == zone_id))).scalar_one()
+    assert (zone.status, zone.lease_owner, history) == ("DELETED", None, 0)
+    assert db.plain_declined == 0
