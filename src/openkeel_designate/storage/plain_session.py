@@ -6,18 +6,18 @@ completion and observations) already runs on the driver without SQLAlchemy's exe
 its creation, its BEGIN and COMMIT, each a greenlet switch and SQLAlchemy's transaction
 bookkeeping. On a SQLite file a ``Database.transaction`` of one bounded ``SELECT`` cost 0.21
 ms of CPU, where SQLite's own ``BEGIN IMMEDIATE``, statement and ``COMMIT`` cost 0.005 ms; a
-change takes four such transactions (bench/README.md, "Write transactions without the
-session").
+change takes four such transactions (bench/README.md, "Issue 13, session of 2026-12-06
+(23:01-)"). On PostgreSQL it is the claim's transaction, the one a change still takes there.
 
 ``PlainSession`` is what such work sees in place of an ``AsyncSession``: the runner of its
 statements and the driver connection they run on (``info``, as ``database.execute`` reads
 them from a write session) and the engine (``bind``, whose dialect some work asks for).
 Nothing else: where the work reaches for more (adds ORM objects, flushes, calls
-``session.execute``: a claim's rarer branches, a zone's deletion), the session raises
-``Unsupported``, the transaction is rolled back and ``Database.transaction`` runs the work
-again in a real session. The common branches of the hot paths need nothing more, and the rare
-ones pay for one rolled-back attempt. The transaction is the driver connection's own
-(``sqlite_transaction``).
+``session.execute``: a claim's rarer branches), the session raises ``Unsupported``, the
+transaction is rolled back and ``Database.transaction`` runs the work again in a real session.
+The common branches of the hot paths need nothing more, and the rare ones pay for one
+rolled-back attempt. The transaction is the driver connection's own (``sqlite_transaction``,
+``postgresql_transaction``).
 """
 
 from __future__ import annotations
