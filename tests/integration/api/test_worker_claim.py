@@ -123,13 +123,7 @@ async def test_a_change_is_claimed_and_completed_by_the_driver_itself(client, se
     execution; and the change ends ACTIVE as through SQLAlchemy."""
     if services.db.backend == "mysql":
         pytest.skip("on MariaDB SQLAlchemy runs these statements: aiomysql has no runner here")
-    created = await client.post("/v2/zones", json={"name": "direct.example.", "email": "a@b.c"},
-                                headers=OWNER)
-    zone_id = created.json()["id"]
-    await serve_pending(services, "worker-1")
-    posted = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
-        "name": "www.direct.example.", "type": "A", "records": ["192.0.2.1"]})
-    assert posted.status_code == 202
+    zone_id, recordset_id = await _served_zone_with_a_change(client, services, "direct.example.")
     sent: list[str] = []
     event.listen(services.db.engine.sync_engine, "before_cursor_execute",
                  lambda _c, _cu, statement, *_: sent.append(statement))
@@ -139,7 +133,7 @@ async def test_a_change_is_claimed_and_completed_by_the_driver_itself(client, se
                              None)]
     await propagation.record_many(services.db, [(zone_id, seen)])
     assert sent == [], sent
-    recordset = await client.get(f"/v2/zones/{zone_id}/recordsets/{posted.json()['id']}",
+    recordset = await client.get(f"/v2/zones/{zone_id}/recordsets/{recordset_id}",
                                  headers=OWNER)
     zone = await client.get(f"/v2/zones/{zone_id}", headers=OWNER)
     assert (recordset.json()["status"], zone.json()["status"]) == ("ACTIVE", "ACTIVE")
@@ -339,13 +333,7 @@ async def test_the_common_writes_of_a_change_never_need_a_session(client, servic
     completion soft-deletes it): every transaction of these runs plain (``plain_session``) on
     SQLite and PostgreSQL, none a second time in a session. (MariaDB runs them in sessions.)"""
     db = services.db
-    created = await client.post("/v2/zones", json={"name": "plain.example.", "email": "a@b.c"},
-                                headers=OWNER)
-    zone_id = created.json()["id"]
-    await serve_pending(services, "worker-1")
-    added = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
-        "name": "www.plain.example.", "type": "A", "records": ["192.0.2.1"]})
-    assert added.status_code == 202
+    zone_id, _ = await _served_zone_with_a_change(client, services, "plain.example.")
     [claimed] = await workqueue.claim(db, "worker-1", 30, 10)
     again = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
         "name": "mail.plain.example.", "type": "A", "records": ["192.0.2.2"]})
@@ -361,3 +349,17 @@ async def test_the_common_writes_of_a_change_never_need_a_session(client, servic
             ZoneChange.zone_id == zone_id))).scalar_one()
     assert (zone.status, zone.lease_owner, history) == ("DELETED", None, 0)
     assert db.plain_declined == 0
+
+
+async def _served_zone_with_a_change(client, services,  # noqa: ANN001
+                                     name: str) -> tuple[str, str]:
+    """A zone created and served, then an A recordset POSTed into it (not claimed yet): the
+    zone's id and the recordset's."""
+    created = await client.post("/v2/zones", json={"name": name, "email": "a@b.c"},
+                                headers=OWNER)
+    zone_id = created.json()["id"]
+    await serve_pending(services, "worker-1")
+    posted = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": f"www.{name}", "type": "A", "records": ["192.0.2.1"]})
+    assert posted.status_code == 202
+    return zone_id, posted.json()["id"]
