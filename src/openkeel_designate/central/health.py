@@ -34,7 +34,8 @@ def database_pool_use(db: Database) -> dict[str, int]:
 
 
 async def refresh_gauges(db: Database) -> None:
-    """Scrape-time gauges: zones by status, the pending backlog and its age, the DB pool.
+    """Scrape-time gauges: zones by status, the pending backlog and its age, the DB pool and
+    its plain transactions run again.
 
     Read when Prometheus asks rather than on a timer, so an idle process costs nothing and a
     scrape never shows a value older than itself.
@@ -49,3 +50,4 @@ async def refresh_gauges(db: Database) -> None:
     metrics.WORKER_OLDEST_PENDING.set(max(0.0, age))
     for state, value in database_pool_use(db).items():
         metrics.DB_POOL.labels(state).set(value)
+    metrics.DB_PLAIN_RERUN.set(db.plain_declined)

@@ -78,6 +78,10 @@ DNSSEC_SIGNING = Histogram("designate_dnssec_signing_seconds",
 DB_POOL = Gauge("designate_db_pool_connections",
                 "Database connections of this process (state: checked_out, idle, overflow, "
                 "size).", ["state"], registry=REGISTRY)
+DB_PLAIN_RERUN = Gauge("designate_db_plain_transactions_rerun",
+                       "Write transactions of this process begun without SQLAlchemy's session "
+                       "that ran again in one, since it started (a hot path that reached for "
+                       "the ORM pays twice).", registry=REGISTRY)
 LOOP_LAG = Gauge("designate_event_loop_lag_seconds",
                  "How late the last event-loop probe woke up (a blocked loop delays every role).",
                  registry=REGISTRY)

@@ -107,3 +107,8 @@ async def test_backlog_gauges_count_unserved_writes(services, client):
     assert sample("designate_zones", {"status": "ACTIVE"}) == 0
     assert 0 < sample("designate_worker_oldest_pending_seconds") < 60
     assert sample("designate_db_pool_connections", {"state": "checked_out"}) == 0
+    # the zone create ran plain (or, on MariaDB, in a session from the start): nothing rerun
+    assert sample("designate_db_plain_transactions_rerun") == 0
+    services.db.plain_declined = 2
+    await refresh_gauges(services.db)
+    assert sample("designate_db_plain_transactions_rerun") == 2
