@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import plain_session, sqlite_driver
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost
-from openkeel_designate.storage.plain_session import PlainSession
+from openkeel_designate.storage.plain_session import CONNECTION, RUNNER, PlainSession
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
@@ -241,7 +241,7 @@ class Database:
                 return
             async with self.sessions() as session, session.begin():
                 if self._statements is not None:
-                    session.info[_STATEMENTS] = self._statements
+                    session.info[RUNNER] = self._statements
                 yield session
             return
         await self._write_lock.acquire(ahead)
@@ -260,7 +260,7 @@ class Database:
                     # work read before it could be changed by another process's commit in between
                     # (a lost update: API processes of [service:api] workers, the worker of
                     # another serve). IMMEDIATE takes SQLite's write lock before the first read.
-                    session.info[_STATEMENTS] = self._statements
+                    session.info[RUNNER] = self._statements
                     connection, statements = await _connection(session)
                     await statements.begin_immediate(connection)
                     yield session
@@ -320,8 +320,6 @@ class Database:
 
 S = TypeVar("S", bound=Executable)
 BOUNDED = {"bounded": True}
-# Where a write session holds the runner of ``execute``, and its connection (``session.info``).
-_STATEMENTS, _CONNECTION = plain_session.RUNNER, plain_session.CONNECTION
 
 
 async def execute(session: AsyncSession, statement: Executable, params: dict | None = None,
@@ -341,7 +339,7 @@ async def execute(session: AsyncSession, statement: Executable, params: dict | N
         try:
             return await runner.run_in(connection, statement, params or {}, options)
         except Unsupported:
-            _through_sqlalchemy(connection)
+            _require_sqlalchemy_connection(connection)
     result = await connection.execute(statement, params, execution_options=options or {})
     return list(result) if result.returns_rows else []
 
@@ -354,7 +352,7 @@ async def execute_count(session: AsyncSession, statement: Executable, params: di
         try:
             return await runner.count_in(connection, statement, params, options)
         except Unsupported:
-            _through_sqlalchemy(connection)
+            _require_sqlalchemy_connection(connection)
     return (await connection.execute(statement, params, execution_options=options or {})).rowcount
 
 
@@ -368,7 +366,7 @@ async def execute_many(session: AsyncSession, statement: Executable, rows: list[
             await runner.run_many_in(connection, statement, rows, options)
             return
         except Unsupported:
-            _through_sqlalchemy(connection)
+            _require_sqlalchemy_connection(connection)
     await connection.execute(statement, rows, execution_options=options or {})
 
 
@@ -380,16 +378,16 @@ async def _connection(session: AsyncSession | PlainSession
     ``AsyncSession.connection`` costs a greenlet switch at every call, ~20 µs, a dozen times
     per claim; a write session (``Database._write_session``) lives for one transaction on one
     connection, so its runner keeps the connection once asked."""
-    runner = session.info.get(_STATEMENTS)
+    runner = session.info.get(RUNNER)
     if runner is None:
         return await session.connection(), None
-    connection = session.info.get(_CONNECTION)
+    connection = session.info.get(CONNECTION)
     if connection is None:
-        connection = session.info[_CONNECTION] = await session.connection()
+        connection = session.info[CONNECTION] = await session.connection()
     return connection, runner
 
 
-def _through_sqlalchemy(connection: object) -> None:
+def _require_sqlalchemy_connection(connection: object) -> None:
     """Before a statement the runner declined runs through SQLAlchemy: a plain transaction
     has no SQLAlchemy connection, so there ``Unsupported`` goes on up to ``transaction``,
     which runs the work again in a session."""

@@ -32,7 +32,8 @@ from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements
 from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
 
-# Where a write session holds the runner of ``database.execute``, and its connection.
+# Where a write session (plain or SQLAlchemy's) holds the runner of ``database.execute``, and
+# its connection (``session.info``).
 RUNNER, CONNECTION = "prebuilt_statements", "prebuilt_connection"
 
 
