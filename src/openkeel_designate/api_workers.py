@@ -11,10 +11,11 @@ keeps every other role — worker, mdns, producer, nameserver, sink — in the p
 * **Wake-ups**: central, in a child, tells the worker a zone became pending through
   ``wake_worker``; the worker is in the parent. Each child holds the write end of one pipe, the
   parent reads it: one byte per wake-up, coalesced when the pipe is full (a wake-up is a hint,
-  the worker's sweep finds the zone anyway). This works on every database; on PostgreSQL the
-  LISTEN/NOTIFY announcement still goes out too, for workers of other hosts (a child does not
-  know whether the parent's worker has room; a process that runs a worker itself announces
-  only when it has none, ``Services.wake_worker``).
+  the worker's sweep finds the zone anyway). This works on every database. On PostgreSQL the
+  parent, which alone knows whether its worker has room, makes the LISTEN/NOTIFY announcement
+  for workers of other hosts when it has none (``Services.wake_worker``); a child only relays.
+  Until 2026-12-07 every child announced every write itself, a round trip and a notification
+  the parent took in too: 0.3-0.5 ms of CPU per POST (bench/README.md).
 * **Lifecycle**: a child writes one ``READY`` byte once its listeners accept; ``start`` waits for
   all of them (a child that exits first — port taken, bad configuration — fails the start). A
   child that dies later is started again after a pause. On stop the parent sends SIGTERM to every

@@ -120,6 +120,7 @@ class Runtime:
             self._start_metrics()
         else:
             self.services.wake_listeners.append(self.api_child.wake)
+            self.services.wakes_relayed = True
             self._parent_watch = self.api_child.watch_parent(self.request_stop)
             if self.api_child.metrics_dir is not None:
                 writer = api_children.SnapshotWriter(self.api_child.metrics_dir)
@@ -172,9 +173,9 @@ class Runtime:
         await central_pools.ensure_default_pool(self.services)
 
     def wake_here(self) -> None:
-        """An API child's ``wake_worker``: this process's listeners (worker, mdns)."""
-        for listener in self.services.wake_listeners:
-            listener()
+        """An API child's ``wake_worker``, relayed: this process's listeners (worker, mdns),
+        and on PostgreSQL the announcement to other hosts when this worker has no room."""
+        self.services.wake_worker()
 
     @property
     def every_role(self) -> bool:

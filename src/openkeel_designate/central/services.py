@@ -31,6 +31,9 @@ class Services:
     # This process's worker, if any: whether it has room for another push. Woken in process,
     # it claims the zone at once, so the workers of other processes need no announcement.
     local_worker_free: Callable[[], bool] | None = None
+    # An API process of ``[service:api] workers``: its wake-ups go to its parent, which runs
+    # the worker and announces to other hosts itself when that worker has no room.
+    wakes_relayed: bool = False
     _announcing: asyncio.Task | None = field(default=None, repr=False)
     _announce_again: bool = field(default=False, repr=False)
 
@@ -46,10 +49,11 @@ class Services:
         announcement is a round trip and a notification every listening process (this one
         too) takes in, on every write (a recordset POST in process on PostgreSQL: 1.41 ms of
         CPU with it, 1.28 without, bench/README.md, "the claim's step from the names
-        changed")."""
+        changed"). An API process of ``[service:api] workers`` leaves the announcement to
+        its parent, which alone knows whether its worker has room (``wakes_relayed``)."""
         for listener in self.wake_listeners:
             listener()
-        if self.db.backend != "postgresql":
+        if self.db.backend != "postgresql" or self.wakes_relayed:
             return
         if self.local_worker_free is not None and self.local_worker_free():
             return

@@ -30,10 +30,12 @@ def url():
 
 
 async def _woken_after(url: str, writes: int, in_flight_first: bool = False,
-                       local_worker_free: bool | None = None) -> int:
+                       local_worker_free: bool | None = None, relayed: bool = False) -> int:
     """How many wake-ups another engine's listener saw after ``writes`` back-to-back writes
     (the first one's announcement already on its way with ``in_flight_first``);
-    ``local_worker_free``: the writing process runs a worker, with room or not."""
+    ``local_worker_free``: the writing process runs a worker, with room or not; ``relayed``:
+    the writes come from an API process of ``[service:api] workers``, whose wake-ups its
+    parent (the process with that worker) takes, as ``Runtime.wake_here`` does."""
     woken: list[float] = []
     listening = Database(url)
     writing = Database(url)
@@ -45,8 +47,13 @@ async def _woken_after(url: str, writes: int, in_flight_first: bool = False,
         if local_worker_free is not None:
             svc.wake_listeners.append(lambda: local.append(1))
             svc.local_worker_free = lambda: local_worker_free
+        writer = svc
+        if relayed:
+            writer = Services(conf=config.load([]), db=writing, policy=Policy(config.load([])),
+                              wakes_relayed=True)
+            writer.wake_listeners.append(svc.wake_worker)
         for index in range(writes):
-            svc.wake_worker()
+            writer.wake_worker()
             if index == 0 and in_flight_first:
                 await asyncio.sleep(0)  # the announcement has started: it waits for its connection
         for _ in range(200):  # until the last announcement is out and has had time to arrive
@@ -71,6 +78,14 @@ async def test_a_write_wakes_only_the_local_worker_when_it_has_room(url: str) ->
     nothing. A worker with every push slot taken leaves the zone to them."""
     assert await _woken_after(url, 3, local_worker_free=True) == 0
     assert await _woken_after(url, 1, local_worker_free=False) == 1
+
+
+async def test_an_api_process_leaves_the_announcement_to_its_parent(url: str) -> None:
+    """An API process of ``[service:api] workers`` cannot see its parent's worker: it only
+    relays its wake-ups, and the parent announces when its worker has no room, or has none."""
+    assert await _woken_after(url, 3, local_worker_free=True, relayed=True) == 0
+    assert await _woken_after(url, 1, local_worker_free=False, relayed=True) == 1
+    assert await _woken_after(url, 1, relayed=True) == 1
 
 
 async def test_writes_before_the_announcement_started_share_it(url: str) -> None:
