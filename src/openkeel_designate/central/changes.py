@@ -124,12 +124,15 @@ async def _apply(svc: Services, ctx: RequestContext, session: AsyncSession, zone
         raise _Problem(f"Could not find RecordSet {name} {rtype}")
     if action in ("UPSERT", "ADD_RECORDS"):  # first alone, so a bad record's index is its own
         rs.validate(svc.conf.supported_record_type, change, rtype, existing.name, stored=True)
-    values = {} if action == "DELETE" else await _update_values(session, existing, change)
+    # as the single routes change it: read by statement, not the session's copy of an earlier
+    # change in this batch
+    recordset, records = await rs_store.read_for_change(session, existing.id)
+    values = {} if action == "DELETE" else _update_values(records, change)
     if action == "DELETE" or (action == "REMOVE_RECORDS" and not values["records"]):
-        gone = await rs.remove_recordset(svc, ctx, session, zone, shared, existing)
+        gone = await rs.remove_recordset(svc, ctx, session, zone, shared, recordset, records)
         return "dns.recordset.delete", gone
-    records = await rs.change_recordset(svc, ctx, session, zone, shared, existing, values)
-    return "dns.recordset.update", RecordSetView.of(existing, records, zone.name)
+    view = await rs.change_recordset(svc, ctx, session, zone, shared, recordset, records, values)
+    return "dns.recordset.update", view
 
 
 def _writes(outcome: Outcome) -> bool:
@@ -140,15 +143,15 @@ def _writes(outcome: Outcome) -> bool:
     return event == "dns.recordset.update" or bool(view.records)
 
 
-async def _update_values(session: AsyncSession, existing: Any,
-                         change: dict[str, Any]) -> dict[str, Any]:
-    """What the update route would receive: UPSERT replaces, the others merge with stored data."""
+def _update_values(records: list[Any], change: dict[str, Any]) -> dict[str, Any]:
+    """What the update route would receive: UPSERT replaces, the others merge with the stored
+    ``records``."""
     values = {k: change[k] for k in ("ttl", "description") if k in change}
     given = change.get("records") or []
     if change["action"] == "UPSERT":
         values["records"] = list(given)
         return values
-    stored = [r.data for r in (await rs_store.records_of(session, [existing.id]))[existing.id]]
+    stored = [r.data for r in records]
     if change["action"] == "ADD_RECORDS":
         values["records"] = stored + [item for item in given if item not in stored]
     else:

@@ -6,6 +6,7 @@ same transaction; the worker assigns the serial that first serves them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,7 +18,6 @@ from openkeel_designate.central.views import ListResult, RecordSetView, recordse
 from openkeel_designate.central.zones import (
     CATALOG_FORBIDDEN,
     load_visible,
-    mark_pending,
     policy_target,
 )
 from openkeel_designate.domain import errors, names, rrtypes
@@ -28,7 +28,6 @@ from openkeel_designate.domain.paging import Page
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import rows
 from openkeel_designate.storage import zones as zone_store
-from openkeel_designate.storage.database import flush
 from openkeel_designate.storage.models import Record, RecordSet, Zone, utcnow
 
 
@@ -87,13 +86,6 @@ async def _etag(session: AsyncSession, recordset: RecordSet) -> str:
     """The recordset's ETag now, read under the zone's lock (conditional writes only)."""
     return recordset_etag(recordset, (await rs_store.records_of(session, [recordset.id]))
                           [recordset.id])
-
-
-async def _recordset_in(session: AsyncSession, zone_id: str, recordset_id: str) -> Any:
-    recordset = await rs_store.get(session, recordset_id)
-    if recordset is None or recordset.zone_id != zone_id:
-        raise errors.RecordSetNotFound("Could not find RecordSet")
-    return recordset
 
 
 async def zone_for_write(session: AsyncSession, ctx: RequestContext, zone_id: str) -> tuple[Zone, bool]:
@@ -391,30 +383,31 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
                            values: dict[str, Any],
                            condition: Condition | None = None) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
-        zone, shared = await zone_for_write(session, ctx, zone_id)
-        recordset = await rs_store.get(session, recordset_id)
+        zone, shared = await locked_copy_for_write(session, ctx, zone_id)
+        recordset, records = await rs_store.read_for_change(session, recordset_id)
         if recordset is None or recordset.zone_id != zone.id:
             raise errors.RecordSetNotFound("Could not find RecordSet")
         if condition is not None:
-            condition.check(await _etag(session, recordset))
-        records = await change_recordset(svc, ctx, session, zone, shared, recordset, values)
-        mark_pending(zone)
-        await flush(session)
-        return RecordSetView.of(recordset, records, zone.name)
+            condition.check(recordset_etag(recordset, records))
+        view = await change_recordset(svc, ctx, session, zone, shared, recordset, records,
+                                      values)
+        await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
+        return view
 
-    result = await svc.db.transaction(work)
+    result = await svc.db.transaction(work, plain=True)
     svc.wake_worker()
     return result
 
 
 async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
-                           shared: bool, recordset: RecordSet,
-                           values: dict[str, Any]) -> list[Record]:
-    """The update's rules and writes; the caller marks the zone pending (batches do it once)."""
-    records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
+                           shared: bool, recordset: Any, records: list[Any],
+                           values: dict[str, Any]) -> RecordSetView:
+    """The update's rules and writes, by prebuilt statements (``rs_store.replace_records``);
+    ``recordset`` and ``records``: frozen copies read under the zone's lock
+    (``rs_store.read_for_change``). The caller marks the zone pending (batches do it once)."""
     svc.policy.check("update_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
     _check_zone_writable(zone)
-    check_updatable(ctx, RecordSetView.of(recordset, records, zone.name))
+    check_updatable(ctx, RecordSetView(recordset, tuple(records), zone.name))
     if "records" in values:
         data = validate(svc.conf.supported_record_type, values, recordset.type,
                         recordset.name, stored=True)
@@ -422,28 +415,28 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
         data = [r.data for r in records]
     if not data:
         await check_delegation_kept(session, zone, recordset)
+    ttl, description = recordset.ttl, recordset.description
     if "ttl" in values:
         check_ttl(svc, ctx, values["ttl"])
-        recordset.ttl = values["ttl"]
+        ttl = values["ttl"]
     if "description" in values:
-        recordset.description = values["description"]
+        description = values["description"]
     limits = await quotas.effective(svc, session, zone.tenant_id)
-    others = await rs_store.count_unmanaged_records(session, zone.id, recordset.id,
-                                                    limit=limits["zone_records"])
+    others = await rs_store.count_other_records(session, zone.id, recordset.id,
+                                                limits["zone_records"])
     quotas.check(limits, zone_records=others + len(data), recordset_records=len(data))
-    kept = [r for r in records if r.data in data]
-    await rs_store.delete_records(session, [r.id for r in records if r.data not in data],
-                                  recordset_pending=bool(data))  # kept or added below
-    for record in kept:
-        record.status, record.action, record.serial = "PENDING", "UPDATE", None
-        record.updated_at = utcnow()
+    now = utcnow()
+    kept = [dataclasses.replace(r, status="PENDING", action="UPDATE", serial=None, updated_at=now)
+            for r in records if r.data in data]
     kept_data = {r.data for r in kept}
-    added = rs_store.add_records(session, [
-        rs_store.new_record(zone, recordset, item, action="UPDATE")
-        for item in data if item not in kept_data])
-    recordset.version += 1
-    recordset.updated_at = utcnow()
-    return kept + added
+    added = [rs_store.record_row(zone, recordset.id, recordset.tenant_id, item, action="UPDATE")
+             for item in data if item not in kept_data]
+    changed = dataclasses.replace(recordset, ttl=ttl, description=description,
+                                  version=recordset.version + 1, updated_at=now)
+    await rs_store.replace_records(session, changed, [r.id for r in records if r.data not in data],
+                                   [r.id for r in kept], added, now)
+    return RecordSetView(changed, (*kept, *(rows.frozen_from(Record, a) for a in added)),
+                         zone.name)
 
 
 # --- delete ------------------------------------------------------------------------------------
@@ -452,36 +445,40 @@ async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
                            recordset_id: str,
                            condition: Condition | None = None) -> RecordSetView:
     async def work(session: AsyncSession) -> RecordSetView:
-        recordset = await _recordset_in(session, zone_id, recordset_id)  # first, as get
-        zone, shared = await zone_for_write(session, ctx, zone_id)
+        if await rs_store.zone_of(session, recordset_id) != zone_id:  # first, as get
+            raise errors.RecordSetNotFound("Could not find RecordSet")
+        zone, shared = await locked_copy_for_write(session, ctx, zone_id)
+        recordset, records = await rs_store.read_for_change(session, recordset_id)
+        if recordset is None:  # deleted by a write that came before the lock
+            raise errors.RecordSetNotFound("Could not find RecordSet")
         if condition is not None:
-            condition.check(await _etag(session, recordset))
-        gone = await remove_recordset(svc, ctx, session, zone, shared, recordset)
+            condition.check(recordset_etag(recordset, records))
+        gone = await remove_recordset(svc, ctx, session, zone, shared, recordset, records)
         if gone.records:
-            mark_pending(zone)
+            await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
         return gone
 
-    result = await svc.db.transaction(work)
+    result = await svc.db.transaction(work, plain=True)
     svc.wake_worker()
     return result
 
 
 async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
-                           shared: bool, recordset: RecordSet) -> RecordSetView:
-    """The delete's rules and writes; answers the recordset as it was (the caller marks pending)."""
-    records = (await rs_store.records_of(session, [recordset.id]))[recordset.id]
+                           shared: bool, recordset: Any, records: list[Any]) -> RecordSetView:
+    """The delete's rules and writes (``rs_store.remove``); ``recordset`` and ``records`` as
+    for ``change_recordset``. Answers the recordset as it was, its records marked for
+    deletion (the caller marks the zone pending)."""
     svc.policy.check("delete_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
     _check_zone_writable(zone)
     if not rrtypes.rules(recordset.type).api_writable:
         raise errors.BadRequest(f"Deleting a {recordset.type} recordset is not allowed")
-    if is_managed(RecordSetView.of(recordset, records, zone.name), zone) \
+    if is_managed(RecordSetView(recordset, tuple(records), zone.name), zone) \
             and not ctx.edit_managed_records:
         raise errors.BadRequest("Managed records may not be deleted")
     await check_delegation_kept(session, zone, recordset)
-    for record in records:
-        record.action, record.status = "DELETE", "PENDING"
-    recordset.updated_at = utcnow()
-    await flush(session)
-    gone = RecordSetView.of(recordset, records, zone.name)  # the answer: as it was
-    await rs_store.delete_recordset(session, recordset.id)
+    now = utcnow()
+    gone = RecordSetView(dataclasses.replace(recordset, updated_at=now), tuple(
+        dataclasses.replace(r, action="DELETE", status="PENDING", updated_at=now)
+        for r in records), zone.name)
+    await rs_store.remove(session, zone.id, recordset.id)
     return gone

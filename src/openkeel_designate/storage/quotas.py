@@ -9,6 +9,7 @@ from typing import TypeVar
 from sqlalchemy import Select, bindparam, case, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession
 
+from openkeel_designate.storage.database import execute
 from openkeel_designate.storage.models import Quota
 
 # Databases whose LIMIT takes a subquery (MariaDB's takes only a number or a placeholder).
@@ -72,10 +73,10 @@ _FOR_PROJECT = select(Quota.__table__.c.resource, Quota.__table__.c.hard_limit).
 
 
 async def for_project(session: AsyncSession, project_id: str | None) -> dict[str, int]:
+    """The project's stored quotas; by the driver in a write transaction (a plain one too)."""
     if project_id is None:
         return {}
-    connection = await session.connection()
-    return dict((await connection.execute(_FOR_PROJECT, {"project_id": project_id})).all())
+    return dict(await execute(session, _FOR_PROJECT, {"project_id": project_id}))
 
 
 async def set_limit(session: AsyncSession, project_id: str, resource: str, limit: int) -> None:
