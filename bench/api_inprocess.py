@@ -12,7 +12,8 @@ machine. The app is the one ``serve`` runs (``create_app``), on a fresh SQLite f
 Figures (CPU, and wall clock: the calls run one after another), each after 200 warm-up calls: ``GET /`` (the framework's floor), ``GET /v2/zones/{id}``,
 ``GET /v2/zones`` (first page of 20), ``central.get_zone`` alone (no API), then the writes:
 ``POST /v2/zones`` (a new zone, unique name) and ``POST /v2/zones/{id}/recordsets`` (an A
-recordset, unique name, spread round robin over the ``--zones`` zones). No worker runs here, so
+recordset, unique name, spread round robin over the ``--zones`` zones), then a PUT of each of
+those recordsets (new address and TTL) and a DELETE of each. No worker runs here, so
 a write's figure is the API's own work up to its COMMIT, never propagation. Printed, never
 asserted.
 """
@@ -48,8 +49,30 @@ async def asgi_post(app: object, path: str, body: dict) -> int:
     return status
 
 
+async def asgi_expect(app: object, method: str, path: str, status: int,
+                      body: dict | None = None) -> int:
+    """One request with a JSON body (or none) that must answer ``status``."""
+    answered = await asgi_call(app, method, path, json.dumps(body).encode() if body else b"")
+    if answered != status:
+        raise SystemExit(f"{method} {path} answered {answered}")
+    return answered
+
+
+async def asgi_created(app: object, path: str, body: dict) -> str:
+    """``asgi_post``: the id of what it created."""
+    answer = await asgi_answer(app, "POST", path, json.dumps(body).encode())
+    if answer[0]["status"] != 202:
+        raise SystemExit(f"POST {path} answered {answer[0]['status']}")
+    return json.loads(answer[1]["body"])["id"]
+
+
 async def asgi_call(app: object, method: str, path: str, body: bytes = b"") -> int:
     """One request through the ASGI app as uvicorn would call it; the status."""
+    return (await asgi_answer(app, method, path, body))[0]["status"]
+
+
+async def asgi_answer(app: object, method: str, path: str, body: bytes = b"") -> list[dict]:
+    """One request through the ASGI app as uvicorn would call it; the messages it sent."""
     extra = [(b"content-type", b"application/json"),
              (b"content-length", str(len(body)).encode())] if body else []
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
@@ -66,7 +89,7 @@ async def asgi_call(app: object, method: str, path: str, body: bytes = b"") -> i
         sent.append(message)
 
     await app(scope, receive, send)  # type: ignore[operator]
-    return sent[0]["status"]
+    return sent
 
 
 async def per_call(call: Callable[[], Awaitable[object]], count: int) -> tuple[float, float]:
@@ -103,10 +126,22 @@ async def measure(url: str, state_dir: str, zones: int, count: int) -> None:
         serial = itertools.count()
         figures["POST /v2/zones (a new zone)"] = lambda: asgi_post(app, "/v2/zones", {
             "name": f"p{next(serial)}.bench.example.", "email": "hostmaster@bench.example"})
-        figures["POST /v2/zones/{id}/recordsets (A)"] = lambda: (lambda n: asgi_post(
-            app, f"/v2/zones/{ids[n % len(ids)]}/recordsets",
-            {"name": f"r{n}.z{n % len(ids):04d}.bench.example.", "type": "A",
-             "records": ["192.0.2.1"]}))(next(serial))
+        created: list[tuple[str, str]] = []  # (zone id, recordset id) of each POST below
+
+        async def post_recordset(n: int) -> None:
+            zone_id = ids[n % len(ids)]
+            created.append((zone_id, await asgi_created(
+                app, f"/v2/zones/{zone_id}/recordsets",
+                {"name": f"r{n}.z{n % len(ids):04d}.bench.example.", "type": "A",
+                 "records": ["192.0.2.1"]})))
+        figures["POST /v2/zones/{id}/recordsets (A)"] = lambda: post_recordset(next(serial))
+        # each recordset the POSTs made, changed once (new address and TTL), then deleted
+        changing, deleting = iter(created), iter(created)
+        figures["PUT /v2/zones/{id}/recordsets/{id}"] = lambda: (lambda pair: asgi_expect(
+            app, "PUT", f"/v2/zones/{pair[0]}/recordsets/{pair[1]}", 202,
+            {"records": ["192.0.2.2"], "ttl": 600}))(next(changing))
+        figures["DELETE /v2/zones/{id}/recordsets/{id}"] = lambda: (lambda pair: asgi_expect(
+            app, "DELETE", f"/v2/zones/{pair[0]}/recordsets/{pair[1]}", 202))(next(deleting))
         for name, call in figures.items():
             cpu, wall = await per_call(call, count)
             print(f"{name:40s} {cpu:7.3f} ms CPU, {wall:7.3f} ms wall per call", flush=True)

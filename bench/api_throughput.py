@@ -9,7 +9,9 @@ noauth) and, with ``--ref``, the real Designate 23.0.0 (/work/shared/ref, on mov
   ``--seconds`` (wrk when installed, else httpx);
 * sequential recordset POSTs (``--rs-posts``, each after the previous answered), then how long
   until the zone is ACTIVE again; then ``GET /v2/zones/{id}/recordsets`` of that zone (the
-  first page, as ExternalDNS reads it) as the GETs above;
+  first page, as ExternalDNS reads it) as the GETs above; then a PUT of each of those
+  recordsets in turn (new address and TTL), then a DELETE of each, each figure until the zone
+  is ACTIVE again;
 * concurrent writes: ``--clients`` clients, each POSTing recordsets into its own zone for
   ``--seconds``; then how long until every recordset is ACTIVE;
 * the same writes by wrk (a C client, when installed), ``--wrk-posts`` each: one connection
@@ -176,14 +178,40 @@ async def sequential(api: Api, zone_id: str, zone_name: str, n: int) -> dict[str
     pgids = api.target.pgids()
     cpu0 = cpu_seconds(pgids)
     lat = []
+    ids = []
     t0 = time.perf_counter()
     for i in range(n):
         t1 = time.perf_counter()
-        await api.create_a(zone_id, f"s{i:04d}.{zone_name}", f"198.51.100.{i % 250 + 1}")
+        ids.append((await api.create_a(zone_id, f"s{i:04d}.{zone_name}",
+                                       f"198.51.100.{i % 250 + 1}"))["id"])
         lat.append(time.perf_counter() - t1)
     t_last = time.perf_counter()
     ok = await wait_active(api, f"/v2/zones/{zone_id}")
     return {"count": n, "per_s": round(n / (t_last - t0), 1), "latency_s": summarize(lat),
+            "zone_active_after_s": round(time.perf_counter() - t_last, 2) if ok else None,
+            "cpu_s": round(cpu_seconds(pgids) - cpu0, 2), "ids": ids}
+
+
+async def sequential_changes(api: Api, zone_id: str, ids: list[str], deleting: bool
+                             ) -> dict[str, Any]:
+    """A PUT (new address, new TTL) of each recordset in turn, or a DELETE of each: as a
+    tenant or a controller (ExternalDNS) changes and removes what it made; then the zone
+    ACTIVE."""
+    pgids = api.target.pgids()
+    cpu0 = cpu_seconds(pgids)
+    lat = []
+    t0 = time.perf_counter()
+    for i, recordset_id in enumerate(ids):
+        t1 = time.perf_counter()
+        if deleting:
+            await api.delete_recordset(zone_id, recordset_id)
+        else:
+            await api.update_a(zone_id, recordset_id, f"203.0.113.{i % 250 + 1}")
+        lat.append(time.perf_counter() - t1)
+    t_last = time.perf_counter()
+    ok = await wait_active(api, f"/v2/zones/{zone_id}")
+    return {"count": len(ids), "per_s": round(len(ids) / (t_last - t0), 1),
+            "latency_s": summarize(lat),
             "zone_active_after_s": round(time.perf_counter() - t_last, 2) if ok else None,
             "cpu_s": round(cpu_seconds(pgids) - cpu0, 2)}
 
@@ -295,6 +323,12 @@ async def measure(target: Target, args: argparse.Namespace, profiler: Profiler |
         prof.stop()
         print(f"  {target.label} list_recordsets: {res['list_recordsets']['req_per_s']} req/s",
               flush=True)
+        ids = res["sequential_posts"].pop("ids")
+        for figure, deleting in (("sequential_puts", False), ("sequential_deletes", True)):
+            prof.start(figure)
+            res[figure] = await sequential_changes(api, zones[0][0], ids, deleting)
+            prof.stop()
+            print(f"  {target.label} {figure}: {res[figure]['per_s']} /s", flush=True)
         prof.start("concurrent_writes")
         res["concurrent_writes"] = await concurrent_writes(api, zones, args.write_seconds)
         prof.stop()
@@ -348,6 +382,8 @@ def ratio_rows(ours: dict[str, Any], ref: dict[str, Any]) -> list[tuple[str, Any
                                 ("GET one recordset req/s", ("get_recordset", "req_per_s"), True),
                                 ("GET a zone's recordsets req/s", ("list_recordsets", "req_per_s"), True),
                                 ("sequential recordset POSTs /s", ("sequential_posts", "per_s"), True),
+                                ("sequential recordset PUTs /s", ("sequential_puts", "per_s"), True),
+                                ("sequential recordset DELETEs /s", ("sequential_deletes", "per_s"), True),
                                 ("10 clients x 10 zones POSTs /s", ("concurrent_writes", "per_s"), True),
                                 ("sequential POSTs /s, wrk", ("sequential_wrk", "req_per_s"), True),
                                 ("10 connections x 10 zones, wrk", ("concurrent_wrk", "req_per_s"), True),

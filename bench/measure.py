@@ -64,6 +64,20 @@ class Api:
             raise RuntimeError(f"POST recordset {name}: {resp.status_code} {resp.text[:300]}")
         return resp.json()
 
+    async def update_a(self, zone_id: str, recordset_id: str, ip: str) -> dict[str, Any]:
+        """A PUT of the recordset's records (and TTL), as a tenant or a controller changes one."""
+        resp = await self.client.put(f"/v2/zones/{zone_id}/recordsets/{recordset_id}",
+                                     json={"records": [ip], "ttl": 600})
+        if resp.status_code != 202:
+            raise RuntimeError(f"PUT recordset {recordset_id}: {resp.status_code} {resp.text[:300]}")
+        return resp.json()
+
+    async def delete_recordset(self, zone_id: str, recordset_id: str) -> None:
+        resp = await self.client.delete(f"/v2/zones/{zone_id}/recordsets/{recordset_id}")
+        if resp.status_code != 202:
+            raise RuntimeError(f"DELETE recordset {recordset_id}: {resp.status_code} "
+                               f"{resp.text[:300]}")
+
     async def status(self, path: str) -> str | None:
         found = await self.resource(path)
         return found.get("status") if found is not None else None
