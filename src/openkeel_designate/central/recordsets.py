@@ -480,5 +480,5 @@ async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     gone = RecordSetView(dataclasses.replace(recordset, updated_at=now), tuple(
         dataclasses.replace(r, action="DELETE", status="PENDING", updated_at=now)
         for r in records), zone.name)
-    await rs_store.remove(session, zone.id, recordset.id)
+    await rs_store.remove(session, zone.id, recordset.id, len(records))
     return gone

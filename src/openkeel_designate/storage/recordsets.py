@@ -585,11 +585,12 @@ async def replace_records(session: AsyncSession, recordset: Any, dropped: list[s
                                       "b_description": recordset.description, "b_now": now})
 
 
-async def remove(session: AsyncSession, zone_id: str, recordset_id: str) -> None:
-    """A DELETE's writes: the recordset and its records go, and the zone's next step
-    compares the whole zone (``delete_recordset``)."""
+async def remove(session: AsyncSession, zone_id: str, recordset_id: str, records: int) -> None:
+    """A DELETE's writes: the recordset and its ``records`` records go, and the zone's next
+    step compares the whole zone (``delete_recordset``)."""
     await execute(session, _WHOLE_STEP, {"b_zone_id": zone_id, "b_now": utcnow()})
-    await execute(session, _DROP_RECORDS, {"b_recordset_id": recordset_id})
+    await execute(session, _DROP_RECORDS, {"b_recordset_id": recordset_id},
+                  BOUNDED if records <= SMALL_INSERT else {})
     await execute(session, _DROP_RECORDSET, {"b_recordset_id": recordset_id})
 
 
