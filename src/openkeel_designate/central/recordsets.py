@@ -422,8 +422,8 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     if "description" in values:
         description = values["description"]
     limits = await quotas.effective(svc, session, zone.tenant_id)
-    others = await rs_store.count_other_records(session, zone.id, recordset.id,
-                                                limits["zone_records"])
+    others = await rs_store.count_unmanaged_records(session, zone.id, recordset.id,
+                                                    limits["zone_records"])
     quotas.check(limits, zone_records=others + len(data), recordset_records=len(data))
     now = utcnow()
     kept = [dataclasses.replace(r, status="PENDING", action="UPDATE", serial=None, updated_at=now)

@@ -384,16 +384,6 @@ async def count_in_zone(session: AsyncSession, zone_id: str, limit: int) -> int:
                         .where(RecordSet.zone_id == zone_id), limit)
 
 
-async def count_unmanaged_records(session: AsyncSession, zone_id: str, exclude_recordset: str,
-                                  limit: int) -> int:
-    """The records the tenant created in the zone outside ``exclude_recordset``, as far as a
-    check against the quota ``limit`` (``zone_records``) can tell (``quotas.count_capped``)."""
-    query = select(literal(1)).select_from(Record).where(Record.zone_id == zone_id,
-                                                        Record.managed.is_(False))
-    return await quotas.count_capped(session, query.where(Record.recordset_id != exclude_recordset),
-                                     limit)
-
-
 async def find(session: AsyncSession, page: Page, *, zone_id: str | None, project_id: str | None,
                all_tenants: bool, count: bool = True) -> tuple[list[RecordSet], int | None]:
     """One page of recordsets (of one zone, or every visible zone) and the total count.
@@ -518,7 +508,7 @@ def _change_path():  # noqa: ANN202 - prebuilt statements
     now = bindparam("b_now", type_=Timestamp)
     one = select(*rows.table_columns(RecordSet)).where(rs.c.id == recordset_id)
     its_records = select(*rows.table_columns(Record)).where(r.c.recordset_id == recordset_id)
-    # ``count_unmanaged_records``, one past the limit at most (``quotas.capped_at``)
+    # ``count_unmanaged_records``: one past the limit at most (``quotas.capped_at``)
     others = select(literal(1)).select_from(r).where(
         r.c.zone_id == zone_id, r.c.managed.is_(False), r.c.recordset_id != recordset_id
     ).limit(bindparam("b_cap")).subquery()
@@ -557,11 +547,12 @@ async def zone_of(session: AsyncSession, recordset_id: str) -> str | None:
     return found[0].zone_id if found else None
 
 
-async def count_other_records(session: AsyncSession, zone_id: str, recordset_id: str,
-                              limit: int) -> int:
-    """``count_unmanaged_records`` by a prebuilt statement (a plain transaction's)."""
+async def count_unmanaged_records(session: AsyncSession, zone_id: str, exclude_recordset: str,
+                                  limit: int) -> int:
+    """The records the tenant created in the zone outside ``exclude_recordset``, as far as a
+    check against the quota ``limit`` (``zone_records``) can tell (``quotas.capped_at``)."""
     [(count,)] = await execute(session, _COUNT_OTHERS, {
-        "b_zone_id": zone_id, "b_recordset_id": recordset_id, "b_cap": max(limit + 1, 0)})
+        "b_zone_id": zone_id, "b_recordset_id": exclude_recordset, "b_cap": max(limit + 1, 0)})
     return int(count)
 
 
