@@ -42,13 +42,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from measure import Api, get_load, poll_until, wrk_posts  # noqa: E402
-from stats import cpu_seconds, summarize  # noqa: E402
+from stats import cpu_seconds, summarize, wait_quiet  # noqa: E402
 from targets import BENCH_QUOTAS, REPO, Ref, RefUnavailable, ServerProcess, Target, ref_ports  # noqa: E402
 
 
@@ -426,6 +425,7 @@ def main() -> int:
                             text=True, check=False).stdout.strip()
     out["commit"] = commit
     if not args.no_ours:
+        out["waited_quiet_s"] = [wait_quiet()]
         server, target = start_ours(args.database, args.workers, args.server_src)
         try:
             out["ours"] = asyncio.run(measure(target, args, Profiler(args.profile, server.pid)))
@@ -436,6 +436,7 @@ def main() -> int:
         ref = Ref(args.ref_scripts, args.ref_dir, ref_ports())
         try:
             target = ref.start()
+            out.setdefault("waited_quiet_s", []).append(wait_quiet())
             out["ref"] = asyncio.run(measure(target, args, None))
         except RefUnavailable as exc:
             print(f"reference unavailable: {exc}")
@@ -443,7 +444,8 @@ def main() -> int:
             ref.stop()
     out["loadavg_after"] = os.getloadavg()
     print(f"\ncommit {commit}, {args.database}, workers {args.workers}, load average "
-          f"{out['loadavg_before'][0]:.1f} / {out['loadavg_mid'][0]:.1f} / {out['loadavg_after'][0]:.1f}")
+          f"{out['loadavg_before'][0]:.1f} / {out['loadavg_mid'][0]:.1f} / {out['loadavg_after'][0]:.1f}"
+          f", waited for a quiet machine {out.get('waited_quiet_s')} s")
     ours, ref_res = out.get("ours", {}), out.get("ref", {})
     print(f"{'figure':34} {'ours':>10} {'ref':>10} {'ratio':>8}")
     for label, a, b, r, _ in ratio_rows(ours, ref_res):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -80,3 +81,24 @@ def cpu_seconds(pgids: Iterable[int]) -> float:
             fields = stat[stat.rindex(")") + 2:].split()
             total += int(fields[11]) + int(fields[12])
     return total / ticks
+
+
+def busy_share(seconds: float = 2.0) -> float:
+    """The share of the machine's CPU time (all cores) not idle over the next ``seconds``."""
+    def sample() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # idle and iowait
+    total0, idle0 = sample()
+    time.sleep(seconds)
+    total1, idle1 = sample()
+    return 1.0 - (idle1 - idle0) / max(total1 - total0, 1)
+
+
+def wait_quiet(share: float = 0.15, timeout: float = 300.0) -> float:
+    """Seconds waited until the machine is busy less than ``share`` over two seconds (at most
+    ``timeout``). The reference's central goes on for minutes after a run deletes its zones,
+    and took a third of a core from the next run's figures (bench/README.md, 2026-12-07)."""
+    started = time.monotonic()
+    while busy_share() >= share and time.monotonic() - started < timeout:
+        pass
+    return round(time.monotonic() - started, 1)
