@@ -467,7 +467,8 @@ async def records_of(session: AsyncSession, recordset_ids: list[str]) -> dict[st
 
 # A deleted record leaves no row behind to say which name changed: its zone's next IXFR step
 # compares the whole zone (``Zone.whole_step``). Every deletion of records goes through the two
-# functions below (a zone's own purge aside, which ends its history), so no caller can forget.
+# functions below, or a PUT's and a DELETE's ``replace_records`` and ``remove`` (a zone's own
+# purge aside, which ends its history), so no caller can forget.
 # (Core, not the ORM's: the zone object the caller holds needs no synchronizing.)
 _WHOLE_STEP_OF_RECORDSET = update(Zone.__table__).where(Zone.__table__.c.id.in_(
     select(RecordSet.zone_id).where(RecordSet.id == bindparam("b_recordset_id")))
@@ -492,7 +493,6 @@ async def delete_records(session: AsyncSession, record_ids: list[str], *,
         if not recordset_pending:
             await session.execute(_WHOLE_STEP_OF_RECORDS, {"b_record_ids": record_ids})
         await session.execute(delete(Record).where(Record.id.in_(record_ids)))
-
 
 
 def _change_path():  # noqa: ANN202 - prebuilt statements
