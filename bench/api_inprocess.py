@@ -43,27 +43,24 @@ async def asgi_get(app: object, path: str) -> int:
 
 async def asgi_post(app: object, path: str, body: dict) -> int:
     """One POST of a JSON body through the ASGI app; the status (202 expected)."""
-    status = await asgi_call(app, "POST", path, json.dumps(body).encode())
-    if status != 202:
-        raise SystemExit(f"POST {path} answered {status}")
-    return status
-
-
-async def asgi_expect(app: object, method: str, path: str, status: int,
-                      body: dict | None = None) -> int:
-    """One request with a JSON body (or none) that must answer ``status``."""
-    answered = await asgi_call(app, method, path, json.dumps(body).encode() if body else b"")
-    if answered != status:
-        raise SystemExit(f"{method} {path} answered {answered}")
-    return answered
+    await asgi_expect(app, "POST", path, 202, body)
+    return 202
 
 
 async def asgi_created(app: object, path: str, body: dict) -> str:
     """``asgi_post``: the id of what it created."""
-    answer = await asgi_answer(app, "POST", path, json.dumps(body).encode())
-    if answer[0]["status"] != 202:
-        raise SystemExit(f"POST {path} answered {answer[0]['status']}")
+    answer = await asgi_expect(app, "POST", path, 202, body)
     return json.loads(answer[1]["body"])["id"]
+
+
+async def asgi_expect(app: object, method: str, path: str, status: int,
+                      body: dict | None = None) -> list[dict]:
+    """One request with a JSON body (or none) that must answer ``status``; the messages it
+    sent (``asgi_answer``)."""
+    answer = await asgi_answer(app, method, path, json.dumps(body).encode() if body else b"")
+    if answer[0]["status"] != status:
+        raise SystemExit(f"{method} {path} answered {answer[0]['status']}")
+    return answer
 
 
 async def asgi_call(app: object, method: str, path: str, body: bytes = b"") -> int:

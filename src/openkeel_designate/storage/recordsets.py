@@ -501,7 +501,7 @@ def _change_path():  # noqa: ANN202 - prebuilt statements
 
     Through the ORM (the recordset and its records loaded, changed and flushed, the records
     of a delete marked before they went) a PUT cost 6.3 ms of CPU on SQLite and a DELETE 5.2,
-    six times a POST (bench/README.md, "Recordset PUT and DELETE without the ORM"). Each of
+    six times a POST (bench/README.md, "Issue 13, session of 2026-12-07"). Each of
     these runs on the driver (``database.execute``), in a plain transaction."""
     rs, r, z = RecordSet.__table__, Record.__table__, Zone.__table__
     recordset_id, zone_id = bindparam("b_recordset_id"), bindparam("b_zone_id")
