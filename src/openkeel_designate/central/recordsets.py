@@ -394,9 +394,52 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
         await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
         return view
 
-    result = await svc.db.transaction(work, plain=True)
+    result = None
+    if condition is None and ctx.project_id is not None and svc.db.writes_alone:
+        result = await _update_unlocked(svc, ctx, zone_id, recordset_id, values)
+    if result is None:
+        result = await svc.db.transaction(work, plain=True)
     svc.wake_worker()
     return result
+
+
+async def _update_unlocked(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
+                           values: dict[str, Any]) -> RecordSetView | None:
+    """A PUT in the project's own zone without a transaction (PostgreSQL), as
+    ``_create_unlocked``: one read (``rs_store.read_for_change_alone``), the same rules, one
+    write made only if nothing was written to the zone in between. None when it could not be
+    made so (a shared zone, a recordset without records or left without any, many records, a
+    racing write): the caller runs the PUT the locked way, which reads everything again.
+
+    Two round trips where the locked PUT takes about twelve."""
+    read = await rs_store.read_for_change_alone(svc.db, zone_id, recordset_id, ctx.project_id,
+                                                quotas.caps(svc))
+    if read is None:
+        return None
+    data = _data_after(svc, ctx, read.zone, False, read.recordset, read.records, values)
+    if not data:  # the delegation rule reads more: the locked way
+        return None
+    change = _planned_change(svc, ctx, read.zone, read.recordset, read.records, values, data,
+                             quotas.overlaid(svc, read.stored_quotas), read.others)
+    if not rs_store.writes_change_alone(svc.db, change.dropped, change.kept, change.added):
+        return None
+    if not await rs_store.replace_if_unchanged(
+            svc.db, read.zone, change.view.recordset, change.dropped, change.kept, change.added,
+            change.now, bump_serial=read.zone.type == "PRIMARY"):
+        return None
+    return change.view
+
+
+@dataclasses.dataclass(frozen=True)
+class _Change:
+    """A PUT's writes, planned: the answer (``view``), the ids of the records ``dropped`` and
+    ``kept``, the rows ``added`` (``rs_store.record_row``), at ``now``."""
+
+    view: RecordSetView
+    dropped: list[str]
+    kept: list[str]
+    added: list[dict]
+    now: Any
 
 
 async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
@@ -405,25 +448,38 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     """The update's rules and writes, by prebuilt statements (``rs_store.replace_records``);
     ``recordset`` and ``records``: frozen copies read under the zone's lock
     (``rs_store.read_for_change``). The caller marks the zone pending (batches do it once)."""
+    data = _data_after(svc, ctx, zone, shared, recordset, records, values)
+    if not data:
+        await check_delegation_kept(session, zone, recordset)
+    limits = await quotas.effective(svc, session, zone.tenant_id)
+    others = await rs_store.count_unmanaged_records(session, zone.id, recordset.id,
+                                                    limits["zone_records"])
+    change = _planned_change(svc, ctx, zone, recordset, records, values, data, limits, others)
+    await rs_store.replace_records(session, change.view.recordset, change.dropped, change.kept,
+                                   change.added, change.now)
+    return change.view
+
+
+def _data_after(svc: Services, ctx: RequestContext, zone: Zone, shared: bool, recordset: Any,
+                records: list[Any], values: dict[str, Any]) -> list[str]:
+    """The update's first rules (policy, the zone and the recordset writable, the body's
+    records valid); the records' data the recordset is to hold."""
     svc.policy.check("update_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
     _check_zone_writable(zone)
     check_updatable(ctx, RecordSetView(recordset, tuple(records), zone.name))
     if "records" in values:
-        data = validate(svc.conf.supported_record_type, values, recordset.type,
+        return validate(svc.conf.supported_record_type, values, recordset.type,
                         recordset.name, stored=True)
-    else:
-        data = [r.data for r in records]
-    if not data:
-        await check_delegation_kept(session, zone, recordset)
-    ttl, description = recordset.ttl, recordset.description
+    return [r.data for r in records]
+
+
+def _planned_change(svc: Services, ctx: RequestContext, zone: Zone, recordset: Any,
+                    records: list[Any], values: dict[str, Any], data: list[str],
+                    limits: dict[str, int], others: int) -> _Change:
+    """The update's last rules (TTL, quotas: ``others`` records of the zone besides the
+    recordset's, read as far as ``limits`` can tell) and its writes."""
     if "ttl" in values:
         check_ttl(svc, ctx, values["ttl"])
-        ttl = values["ttl"]
-    if "description" in values:
-        description = values["description"]
-    limits = await quotas.effective(svc, session, zone.tenant_id)
-    others = await rs_store.count_unmanaged_records(session, zone.id, recordset.id,
-                                                    limits["zone_records"])
     quotas.check(limits, zone_records=others + len(data), recordset_records=len(data))
     now = utcnow()
     kept = [dataclasses.replace(r, status="PENDING", action="UPDATE", serial=None, updated_at=now)
@@ -431,12 +487,13 @@ async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     kept_data = {r.data for r in kept}
     added = [rs_store.record_row(zone, recordset.id, recordset.tenant_id, item, action="UPDATE")
              for item in data if item not in kept_data]
-    changed = dataclasses.replace(recordset, ttl=ttl, description=description,
+    changed = dataclasses.replace(recordset, ttl=values.get("ttl", recordset.ttl),
+                                  description=values.get("description", recordset.description),
                                   version=recordset.version + 1, updated_at=now)
-    await rs_store.replace_records(session, changed, [r.id for r in records if r.data not in data],
-                                   [r.id for r in kept], added, now)
-    return RecordSetView(changed, (*kept, *(rows.frozen_from(Record, a) for a in added)),
+    view = RecordSetView(changed, (*kept, *(rows.frozen_from(Record, a) for a in added)),
                          zone.name)
+    return _Change(view, [r.id for r in records if r.data not in data], [r.id for r in kept],
+                   added, now)
 
 
 # --- delete ------------------------------------------------------------------------------------
@@ -458,9 +515,30 @@ async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
             await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
         return gone
 
-    result = await svc.db.transaction(work, plain=True)
+    result = None
+    if condition is None and ctx.project_id is not None and svc.db.writes_alone:
+        result = await _delete_unlocked(svc, ctx, zone_id, recordset_id)
+    if result is None:
+        result = await svc.db.transaction(work, plain=True)
     svc.wake_worker()
     return result
+
+
+async def _delete_unlocked(svc: Services, ctx: RequestContext, zone_id: str,
+                           recordset_id: str) -> RecordSetView | None:
+    """A DELETE in the project's own zone without a transaction (PostgreSQL), as
+    ``_update_unlocked``; None (the locked way) for an NS recordset, whose delegation rule
+    reads more, and where ``_update_unlocked`` would."""
+    read = await rs_store.read_for_change_alone(svc.db, zone_id, recordset_id, ctx.project_id,
+                                                None)
+    if read is None or read.recordset.type == "NS":
+        return None
+    _check_removable(svc, ctx, read.zone, False, read.recordset, read.records)
+    gone = _gone(read.zone, read.recordset, read.records)
+    if not await rs_store.remove_if_unchanged(svc.db, read.zone, recordset_id,
+                                              bump_serial=read.zone.type == "PRIMARY"):
+        return None
+    return gone
 
 
 async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
@@ -468,6 +546,16 @@ async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     """The delete's rules and writes (``rs_store.remove``); ``recordset`` and ``records`` as
     for ``change_recordset``. Answers the recordset as it was, its records marked for
     deletion (the caller marks the zone pending)."""
+    _check_removable(svc, ctx, zone, shared, recordset, records)
+    await check_delegation_kept(session, zone, recordset)
+    gone = _gone(zone, recordset, records)
+    await rs_store.remove(session, zone.id, recordset.id, len(records))
+    return gone
+
+
+def _check_removable(svc: Services, ctx: RequestContext, zone: Zone, shared: bool,
+                     recordset: Any, records: list[Any]) -> None:
+    """The delete's rules but the delegation's (``check_delegation_kept``), which reads."""
     svc.policy.check("delete_recordset", ctx, recordset_target(zone, ctx, recordset, shared))
     _check_zone_writable(zone)
     if not rrtypes.rules(recordset.type).api_writable:
@@ -475,10 +563,11 @@ async def remove_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     if is_managed(RecordSetView(recordset, tuple(records), zone.name), zone) \
             and not ctx.edit_managed_records:
         raise errors.BadRequest("Managed records may not be deleted")
-    await check_delegation_kept(session, zone, recordset)
+
+
+def _gone(zone: Zone, recordset: Any, records: list[Any]) -> RecordSetView:
+    """The delete's answer: the recordset as it was, its records marked for deletion."""
     now = utcnow()
-    gone = RecordSetView(dataclasses.replace(recordset, updated_at=now), tuple(
+    return RecordSetView(dataclasses.replace(recordset, updated_at=now), tuple(
         dataclasses.replace(r, action="DELETE", status="PENDING", updated_at=now)
         for r in records), zone.name)
-    await rs_store.remove(session, zone.id, recordset.id, len(records))
-    return gone
