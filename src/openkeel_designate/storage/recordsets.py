@@ -267,17 +267,18 @@ def _hot_reads():  # noqa: ANN202 - prebuilt statements
     and an invisible zone answer differently.
     """
     rs, r, z = RecordSet.__table__, Record.__table__, Zone.__table__
-    one = zone_store.by_asker(lambda visible: select(
+    # one row per record (one with NULLs for none): the recordset, the zone, the visibility,
+    # the record; one round trip where the records were a second read
+    return zone_store.by_asker(lambda visible: select(
         *rows.table_columns(RecordSet), *rows.table_columns(Zone),
-        and_(z.c.deleted == LIVE, visible).label("visible"))
-        .join(z, z.c.id == rs.c.zone_id)
+        and_(z.c.deleted == LIVE, visible).label("visible"), *rows.table_columns(Record))
+        .join(z, z.c.id == rs.c.zone_id).outerjoin(r, r.c.recordset_id == rs.c.id)
         .where(rs.c.id == bindparam("recordset_id"), rs.c.zone_id == bindparam("zone_id")))
-    records = select(*rows.table_columns(Record)).where(r.c.recordset_id == bindparam("recordset_id"))
-    return one, records
 
 
-_GET_ONE, _RECORDS_OF_ONE = _hot_reads()
+_GET_ONE = _hot_reads()
 _RECORDSET_COLUMNS = len(rows.table_columns(RecordSet))
+_VISIBLE_AT = _RECORDSET_COLUMNS + len(rows.table_columns(Zone))
 
 
 @dataclass(frozen=True)
@@ -295,15 +296,15 @@ async def get_visible(db: Database, zone_id: str, recordset_id: str, *,
     """A recordset of a zone with its records and the zone, as the zone GET sees zones
     (``zones.get_visible``): own, shared with the project, or any with all_tenants."""
     who, params = zone_store.asker(project_id, all_tenants)
-    found, records = await db.point_reads([
-        (_GET_ONE[who], {**params, "recordset_id": recordset_id, "zone_id": zone_id}),
-        (_RECORDS_OF_ONE, {"recordset_id": recordset_id})])
+    [found] = await db.point_reads([
+        (_GET_ONE[who], {**params, "recordset_id": recordset_id, "zone_id": zone_id})])
     if not found:
         return RecordSetRead(None, [], None)
     row = found[0]
-    zone = rows.frozen(Zone, row[_RECORDSET_COLUMNS:]) if row[-1] else None
-    return RecordSetRead(rows.frozen(RecordSet, row), [rows.frozen(Record, each) for each in records],
-                         zone)
+    zone = rows.frozen(Zone, row[_RECORDSET_COLUMNS:]) if row[_VISIBLE_AT] else None
+    records = [rows.frozen(Record, each[_VISIBLE_AT + 1:]) for each in found
+               if each[_VISIBLE_AT + 1] is not None]
+    return RecordSetRead(rows.frozen(RecordSet, row), records, zone)
 
 
 # (sort direction) -> (page, its records, count) statements of one zone's first page
