@@ -7,6 +7,7 @@ same transaction; the worker assigns the serial that first serves them.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -439,7 +440,7 @@ class _Change:
     dropped: list[str]
     kept: list[str]
     added: list[dict]
-    now: Any
+    now: datetime
 
 
 async def change_recordset(svc: Services, ctx: RequestContext, session: AsyncSession, zone: Zone,
