@@ -23,6 +23,7 @@ from openkeel_designate.storage import zone_create as create_store
 from openkeel_designate.storage.database import Database
 from openkeel_designate.storage.models import Record, RecordSet, Zone
 from support.databases import empty_database_url
+from support.unlocked import between, spy
 
 from conftest import project  # type: ignore[import-not-found]
 
@@ -46,32 +47,13 @@ async def zone_id(client) -> str:  # noqa: ANN001 - fixture
 
 
 def _spy(monkeypatch, module=rs_store, name="create_if_unchanged") -> list[bool]:  # noqa: ANN001
-    """What each write without a transaction answered (by default the recordset create's):
-    True written, False sent the locked way."""
-    answers: list[bool] = []
-    real = getattr(module, name)
-
-    async def recorded(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
-        written = await real(*args, **kwargs)
-        answers.append(written)
-        return written
-
-    monkeypatch.setattr(module, name, recorded)
-    return answers
+    """What each write without a transaction answered (by default the recordset create's)."""
+    return spy(monkeypatch, module, name)
 
 
 def _between(monkeypatch, write) -> None:  # noqa: ANN001 - fixture, coroutine function
     """Run ``write()`` once, right after the next create's unlocked read."""
-    real = rs_store.read_for_create
-    pending = [write]
-
-    async def read_then_write(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
-        found = await real(*args, **kwargs)
-        if pending:
-            await pending.pop()()
-        return found
-
-    monkeypatch.setattr(rs_store, "read_for_create", read_then_write)
+    between(monkeypatch, rs_store, "read_for_create", write)
 
 
 async def _post(client, zone_id: str, name: str, *records: str):  # noqa: ANN001, ANN202
