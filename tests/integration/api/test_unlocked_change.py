@@ -63,6 +63,21 @@ def _between(monkeypatch, write) -> None:  # noqa: ANN001 - fixture, coroutine f
     between(monkeypatch, rs_store, "read_for_change_alone", write)
 
 
+def _calls(monkeypatch, *names: str) -> list[str]:  # noqa: ANN001 - fixture
+    """The names of the calls of these ``rs_store`` functions from now on, in order."""
+    calls: list[str] = []
+
+    def counted(name: str, real):  # noqa: ANN001, ANN202 - a coroutine function
+        async def call(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - passes through
+            calls.append(name)
+            return await real(*args, **kwargs)
+        return call
+
+    for name in names:
+        monkeypatch.setattr(rs_store, name, counted(name, getattr(rs_store, name)))
+    return calls
+
+
 def _put(client, zone_id: str, rs_id: str, **body):  # noqa: ANN001, ANN003, ANN202
     return client.put(f"/v2/zones/{zone_id}/recordsets/{rs_id}", headers=OWNER, json=body)
 
@@ -72,10 +87,12 @@ async def test_a_plain_put_is_written_unlocked(client, services, zone_id, monkey
                              "192.0.2.1", "192.0.2.2")
     zone_before, rs_before, records_before = await stored_recordset(services, zone_id, rs_id)
     answers = _spy(monkeypatch, "replace_if_unchanged")
+    reads = _calls(monkeypatch, "read_for_change_alone", "get_visible")
     put = await _put(client, zone_id, rs_id, records=["192.0.2.2", "192.0.2.3"], ttl=900,
                      description="replaced")
     assert put.status_code == 202, put.text
     assert answers == [True]
+    assert reads == ["read_for_change_alone"]  # the route's read, handed on: one read in all
     body = put.json()
     assert (body["status"], body["action"], body["ttl"], body["description"], body["version"]) == (
         "PENDING", "UPDATE", 900, "replaced", rs_before.version + 1)

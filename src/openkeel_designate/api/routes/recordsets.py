@@ -77,14 +77,14 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
     uuid_param("recordset_id", recordset_id)
     body = await read_json_value(request)
     svc = request.app.state.services
-    fetched = await central.get_recordset(svc, ctx, zone_id, recordset_id)
-    central.check_updatable(ctx, fetched)  # before the body is parsed, as Designate
+    fetched = await central.fetch_for_update(svc, ctx, zone_id, recordset_id)
+    central.check_updatable(ctx, fetched.view)  # before the body is parsed, as Designate
     if not isinstance(body, dict):
         raise NotAnObject(type(body).__name__)
-    current = render.recordset(fetched, listing.base_url(request))
+    current = render.recordset(fetched.view, listing.base_url(request))
     values = rs_schema.UPDATE.parse(body, current, update=True)
     view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values,
-                                          condition(request))
+                                          condition(request), fetched.read)
     return _response(request, view, 202 if view.status == "PENDING" else 200)
 
 
