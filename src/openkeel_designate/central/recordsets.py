@@ -379,6 +379,12 @@ def check_updatable(ctx: RequestContext, view: RecordSetView) -> None:
     check_name_rule(record_type, rs.name)
 
 
+def _may_write_alone(svc: Services, ctx: RequestContext) -> bool:
+    """Whether a PUT or DELETE may try the way without a transaction: a project's request
+    (its own zone, checked by the read), on a database that writes so (PostgreSQL)."""
+    return ctx.project_id is not None and svc.db.writes_alone
+
+
 @dataclasses.dataclass(frozen=True)
 class Fetched:
     """A recordset read for a PUT: the ``view`` the route checks and merges the body into, and
@@ -395,7 +401,7 @@ async def fetch_for_update(svc: Services, ctx: RequestContext, zone_id: str,
     (``rs_store.read_for_change_alone``), handed on to ``update_recordset``: the PUT reads
     once, not twice. Elsewhere, and when that read finds nothing, ``get_recordset`` answers
     (and raises what it raises)."""
-    if ctx.project_id is not None and svc.db.writes_alone:
+    if _may_write_alone(svc, ctx):
         read = await rs_store.read_for_change_alone(svc.db, zone_id, recordset_id,
                                                     ctx.project_id, quotas.caps(svc))
         if read is not None:
@@ -422,7 +428,7 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
         return view
 
     result = None
-    if condition is None and ctx.project_id is not None and svc.db.writes_alone:
+    if condition is None and _may_write_alone(svc, ctx):
         result = await _update_unlocked(svc, ctx, zone_id, recordset_id, values, read)
     if result is None:
         result = await svc.db.transaction(work, plain=True)
@@ -545,7 +551,7 @@ async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
         return gone
 
     result = None
-    if condition is None and ctx.project_id is not None and svc.db.writes_alone:
+    if condition is None and _may_write_alone(svc, ctx):
         result = await _delete_unlocked(svc, ctx, zone_id, recordset_id)
     if result is None:
         result = await svc.db.transaction(work, plain=True)

@@ -496,6 +496,26 @@ async def delete_records(session: AsyncSession, record_ids: list[str], *,
         await session.execute(delete(Record).where(Record.id.in_(record_ids)))
 
 
+def _others_of_zone(records: Any, zone_id: Any, recordset_id: Any) -> Select:
+    """The zone's unmanaged records outside the recordset (``records``: the table or an
+    alias): what a PUT's ``zone_records`` quota counts besides the recordset's own."""
+    return select(literal(1)).select_from(records).where(
+        records.c.zone_id == zone_id, records.c.managed.is_(False),
+        records.c.recordset_id != recordset_id)
+
+
+def _kept_values(now: Any) -> dict[str, Any]:
+    """What a PUT sets on the records it keeps: PENDING again, no serial."""
+    return {"status": "PENDING", "action": "UPDATE", "serial": None, "updated_at": now}
+
+
+def _changed_values(now: Any) -> dict[str, Any]:
+    """What a PUT sets on its recordset (``b_ttl``, ``b_description``)."""
+    rs = RecordSet.__table__
+    return {"version": rs.c.version + 1, "ttl": bindparam("b_ttl"),
+            "description": bindparam("b_description"), "updated_at": now}
+
+
 def _change_path():  # noqa: ANN202 - prebuilt statements
     """The statements of a recordset PUT and DELETE (``replace_records``, ``remove``), built
     once: per request only the values change.
@@ -510,18 +530,13 @@ def _change_path():  # noqa: ANN202 - prebuilt statements
     one = select(*rows.table_columns(RecordSet)).where(rs.c.id == recordset_id)
     its_records = select(*rows.table_columns(Record)).where(r.c.recordset_id == recordset_id)
     # ``count_unmanaged_records``: one past the limit at most (``quotas.capped_at``)
-    others = select(literal(1)).select_from(r).where(
-        r.c.zone_id == zone_id, r.c.managed.is_(False), r.c.recordset_id != recordset_id
-    ).limit(bindparam("b_cap")).subquery()
+    others = _others_of_zone(r, zone_id, recordset_id).limit(bindparam("b_cap")).subquery()
     count_others = select(func.count()).select_from(others)
     # As ``_WHOLE_STEP_OF_RECORDS``: the zone's next IXFR step compares the whole zone.
     whole_step = update(z).where(z.c.id == zone_id).values(whole_step=True, updated_at=now)
     drop_record = delete(r).where(r.c.id == bindparam("b_record_id"))
-    kept_record = update(r).where(r.c.id == bindparam("b_record_id")).values(
-        status="PENDING", action="UPDATE", serial=None, updated_at=now)
-    changed = update(rs).where(rs.c.id == recordset_id).values(
-        version=rs.c.version + 1, ttl=bindparam("b_ttl"), description=bindparam("b_description"),
-        updated_at=now)
+    kept_record = update(r).where(r.c.id == bindparam("b_record_id")).values(_kept_values(now))
+    changed = update(rs).where(rs.c.id == recordset_id).values(_changed_values(now))
     drop_records = delete(r).where(r.c.recordset_id == recordset_id)
     drop_recordset = delete(rs).where(rs.c.id == recordset_id)
     return (bounded(one), its_records, count_others, bounded(whole_step), bounded(drop_record),
@@ -611,10 +626,7 @@ def _alone_path():  # noqa: ANN202 - prebuilt statements
     stored record quotas (NULL if none, or when quotas are not stored)."""
     z, rs, r, q = Zone.__table__, RecordSet.__table__, Record.__table__, Quota.__table__
     recordset_id = bindparam("b_recordset_id")
-    other = r.alias("other")
-    others = select(literal(1)).select_from(other).where(
-        other.c.zone_id == bindparam("zone_id"), other.c.managed.is_(False),
-        other.c.recordset_id != recordset_id)
+    others = _others_of_zone(r.alias("other"), bindparam("zone_id"), recordset_id)
     counted = select(func.count()).select_from(
         quotas.capped("zone_records", others).subquery()).scalar_subquery()
 
@@ -698,12 +710,11 @@ def _replace_if_unchanged(dropped: int, kept: int, added: int, bump_serial: bool
     if kept:
         statement = statement.add_cte(update(r).where(
             r.c.id.in_([bindparam(f"b_k{i}") for i in range(kept)]), made).values(
-            status="PENDING", action="UPDATE", serial=None, updated_at=now).cte("kept"))
+            _kept_values(now)).cte("kept"))
     if added:
         statement = statement.add_cte(merged.inserted_if(r, "r", added, marked))
-    return statement.add_cte(update(rs).where(rs.c.id == bindparam("b_recordset_id"), made).values(
-        version=rs.c.version + 1, ttl=bindparam("b_ttl"), description=bindparam("b_description"),
-        updated_at=now).cte("changed"))
+    return statement.add_cte(update(rs).where(rs.c.id == bindparam("b_recordset_id"), made)
+                             .values(_changed_values(now)).cte("changed"))
 
 
 def writes_change_alone(db: Database, dropped: list, kept: list, added: list) -> bool:
