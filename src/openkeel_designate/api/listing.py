@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from starlette.datastructures import URL
 from starlette.requests import Request
 
 from openkeel_designate.api.context import remaining_query
@@ -35,8 +37,22 @@ def base_url(request: Request) -> str:
     """Where links point: the request's host, or ``api_base_uri`` when host headers are off."""
     api = request.app.state.services.conf["service:api"]
     if api.enable_host_header:
-        return f"{request.url.scheme}://{request.url.netloc}"
+        scope = request.scope
+        server = scope.get("server")
+        return _origin(scope.get("scheme", "http"), request.headers.get("host"),
+                       None if server is None else tuple(server))
     return api.api_base_uri.rstrip("/")
+
+
+@functools.lru_cache(maxsize=256)
+def _origin(scheme: str, host: str | None, server: tuple[str, int] | None) -> str:
+    """``scheme://netloc`` as Starlette's ``request.url`` reads them from the scope, parsed once
+    per distinct host: building and parsing the whole URL was 3-4% of a recordset POST's CPU
+    (bench/README.md, "Issue 13, session of 2026-12-07 (06:16-)")."""
+    headers = [] if host is None else [(b"host", host.encode("latin-1"))]
+    url = URL(scope={"type": "http", "scheme": scheme, "server": server, "path": "/",
+                     "headers": headers})
+    return f"{url.scheme}://{url.netloc}"
 
 
 def parse(request: Request, ctx: RequestContext, spec: ListSpec) -> Page:

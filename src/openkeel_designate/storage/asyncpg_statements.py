@@ -38,8 +38,9 @@ from typing import Any, TypeVar
 from sqlalchemy import Executable
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from openkeel_designate.storage.connections import KeptConnections
 from openkeel_designate.storage.prebuilt import Compiled, Statements, Unsupported
 
 T = TypeVar("T")
@@ -54,15 +55,15 @@ class AsyncpgStatements:
     """Compiled statements, run by asyncpg: a few point reads on one pooled connection, or
     one statement inside the write transaction of a session."""
 
-    def __init__(self, engine: AsyncEngine):
-        self._engine = engine
-        self._dialect: Dialect = engine.dialect
-        self._statements = Statements(engine.dialect, convert_results=False)
+    def __init__(self, kept: KeptConnections):
+        self._kept = kept
+        self._dialect: Dialect = kept.engine.dialect
+        self._statements = Statements(kept.engine.dialect, convert_results=False)
 
     async def reads(self, queries: Sequence[Query]) -> list[list[Any]]:
         """Every query's rows (asyncpg records), outside any transaction."""
         prepared = [(self._statements.prepare(statement), params) for statement, params in queries]
-        async with driver_connection(self._engine) as connection:
+        async with driver_connection(self._kept) as connection:
             try:
                 return [_rows(compiled, await connection.fetch(compiled.sql, *compiled.arguments(params)))
                         for compiled, params in prepared]
@@ -75,7 +76,7 @@ class AsyncpgStatements:
         """The rows of one statement run outside any transaction on a pooled connection: a
         write there is its own transaction, committed before the answer comes back."""
         compiled = self._statements.prepare(statement)
-        async with driver_connection(self._engine) as connection:
+        async with driver_connection(self._kept) as connection:
             try:
                 return _rows(compiled, await connection.fetch(compiled.sql,
                                                               *compiled.arguments(params)))
@@ -187,11 +188,11 @@ async def _begin(adapter: Any) -> None:
 
 
 @contextlib.asynccontextmanager
-async def driver_connection(engine: AsyncEngine) -> AsyncIterator[Any]:
-    """The asyncpg connection of one pooled connection, outside SQLAlchemy's execution, given
-    back when done. Not back into the pool when the statement was cancelled midway (it may
-    still be busy with it) or when the server dropped the connection."""
-    proxied = await engine.raw_connection()
+async def driver_connection(kept: KeptConnections) -> AsyncIterator[Any]:
+    """The asyncpg connection of one pooled connection (``KeptConnections``), outside
+    SQLAlchemy's execution, given back when done. Thrown away when the statement was cancelled
+    midway (it may still be busy with it) or when the server dropped the connection."""
+    proxied = await kept.take()
     connection = proxied.driver_connection
     try:
         yield connection
@@ -203,7 +204,7 @@ async def driver_connection(engine: AsyncEngine) -> AsyncIterator[Any]:
             proxied.invalidate()
         raise
     finally:
-        proxied.close()
+        kept.give_back(proxied)
 
 
 def _rows(compiled: Compiled, records: list[Any]) -> list[Any]:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Executable, Row, event, literal_column
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker,
                                     create_async_engine)
@@ -28,6 +27,7 @@ from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, 
 from openkeel_designate.domain import errors
 from openkeel_designate.storage import plain_session, sqlite_driver
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost
+from openkeel_designate.storage.connections import KeptConnections, ping_when_idle
 from openkeel_designate.storage.plain_session import CONNECTION, RUNNER, PlainSession
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.prebuilt import Unsupported
@@ -101,16 +101,16 @@ class Database:
         # (another connection wrote since), so every write read its pages again: ~50 preads
         # per recordset POST instead of ~2 (bench/README.md, "The pool hands out the last
         # connection returned"); on PostgreSQL it spreads asyncpg's prepared statements thin.
-        kept = {"pool_size": pool_size + max_overflow, "max_overflow": 0, "pool_use_lifo": True}
+        pool_sizes = {"pool_size": pool_size + max_overflow, "max_overflow": 0, "pool_use_lifo": True}
         kwargs: dict = {}
         if self.backend == "sqlite":
             kwargs = {"pool_reset_on_return": None,
                       "connect_args": {"async_creator_fn": sqlite_driver.connect}}
             if make_url(url).database not in (None, "", ":memory:"):
                 # (an in-memory database has one connection, SQLAlchemy's StaticPool: no sizes)
-                kwargs.update(kept)
+                kwargs.update(pool_sizes)
         else:
-            kwargs = {**kept, "pool_recycle": recycle}
+            kwargs = {**pool_sizes, "pool_recycle": recycle}
             if pool_timeout:
                 kwargs["pool_timeout"] = pool_timeout
         if self.backend == "mysql":
@@ -121,13 +121,15 @@ class Database:
             event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
             event.listen(self.engine.sync_engine, "before_cursor_execute", _note_bounded)
         else:
-            _ping_when_idle(self.engine)
+            ping_when_idle(self.engine)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        # What runs on the driver connection itself takes it from a few kept checked out.
+        self.kept = KeptConnections(self.engine)
         # On PostgreSQL asyncpg runs the point reads on a pooled connection, and the hot
         # statements of write transactions (``execute``), without SQLAlchemy's execution around
         # them (asyncpg_statements.py); on SQLite our driver runs the latter
         # (sqlite_statements.py).
-        self._asyncpg = AsyncpgStatements(self.engine) if self.backend == "postgresql" else None
+        self._asyncpg = AsyncpgStatements(self.kept) if self.backend == "postgresql" else None
         self._statements: AsyncpgStatements | SqliteStatements | None = self._asyncpg
         if self.backend == "sqlite":
             self._statements = SqliteStatements(self.engine.dialect)
@@ -235,7 +237,7 @@ class Database:
                              ) -> AsyncIterator[AsyncSession | PlainSession]:
         if self._write_lock is None:
             if plain and self._asyncpg is not None:
-                async with plain_session.postgresql_transaction(self.engine,
+                async with plain_session.postgresql_transaction(self.kept,
                                                                 self._asyncpg) as plain_one:
                     yield plain_one
                 return
@@ -251,7 +253,7 @@ class Database:
             try:
                 if plain and self._write_turn is not None:
                     assert isinstance(self._statements, SqliteStatements)
-                    async with plain_session.sqlite_transaction(self.engine,
+                    async with plain_session.sqlite_transaction(self.kept,
                                                                 self._statements) as plain_one:
                         yield plain_one
                     return
@@ -311,6 +313,7 @@ class Database:
     async def dispose(self) -> None:
         if self._checkpoints is not None:
             await self._checkpoints.close()
+        self.kept.close()
         await self.engine.dispose()
         if self._point_reader is not None:
             self._point_reader.close()
@@ -468,39 +471,6 @@ def repair_aiomysql_bytes_escape() -> None:
 
     if not callable(getattr(aiomysql.connection, "escape_bytes_prefixed", None)):
         aiomysql.connection.escape_bytes_prefixed = lambda value: f"_binary X'{value.hex()}'"
-
-
-# A kept connection unused for longer than this is checked before it is handed out.
-PING_AFTER_IDLE_SECONDS = 1.0
-
-
-def _ping_when_idle(engine: AsyncEngine) -> None:
-    """SQLAlchemy's ``pool_pre_ping``, but only for connections that sat idle.
-
-    A ping on every checkout cost asyncpg three round trips (BEGIN, an empty statement,
-    ROLLBACK) per session, several per request and per push (bench/README.md, "burst"). A
-    connection handed back moments ago is as alive as a ping would say; one that sat in the
-    pool for a second may belong to a database that restarted meanwhile. A failed ping makes
-    the pool throw the connection away and open another (``DisconnectionError``); a connection
-    that dies in use fails its statement, which answers 503 and invalidates the pool.
-    """
-    pool_events = engine.sync_engine.pool
-
-    @event.listens_for(pool_events, "checkin")
-    def returned(_dbapi_connection, record) -> None:  # noqa: ANN001 - pool objects
-        record.info["returned_at"] = time.monotonic()
-
-    @event.listens_for(pool_events, "checkout")
-    def handed_out(dbapi_connection, record, _proxy) -> None:  # noqa: ANN001 - pool objects
-        returned_at = record.info.get("returned_at")
-        if returned_at is None or time.monotonic() - returned_at < PING_AFTER_IDLE_SECONDS:
-            return  # new (just opened) or warm
-        try:
-            alive = engine.dialect.do_ping(dbapi_connection)
-        except Exception as exc:  # noqa: BLE001 - any failure means "do not use it"
-            raise DisconnectionError(f"idle connection failed its ping: {exc!r}") from exc
-        if alive is False:
-            raise DisconnectionError("idle connection failed its ping")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API objects

@@ -29,6 +29,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements
+from openkeel_designate.storage.connections import KeptConnections
 from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
 
@@ -51,7 +52,7 @@ class PlainSession:
 
 
 @asynccontextmanager
-async def sqlite_transaction(engine: AsyncEngine, runner: SqliteStatements
+async def sqlite_transaction(kept: KeptConnections, runner: SqliteStatements
                              ) -> AsyncIterator[PlainSession]:
     """A write transaction on a pooled SQLite connection, begun by ``BEGIN IMMEDIATE`` and
     committed (or rolled back) by the driver connection itself (``sqlite_driver``: on the
@@ -59,11 +60,11 @@ async def sqlite_transaction(engine: AsyncEngine, runner: SqliteStatements
 
     A connection whose rollback failed is thrown away rather than handed back with a
     transaction perhaps still open on it."""
-    proxied = await engine.raw_connection()
+    proxied = await kept.take()
     driver = proxied.driver_connection
     try:
         await runner.begin_immediate(driver)
-        yield PlainSession(engine, runner, driver)
+        yield PlainSession(kept.engine, runner, driver)
         await runner.commit(driver)
     except BaseException:
         try:
@@ -73,20 +74,20 @@ async def sqlite_transaction(engine: AsyncEngine, runner: SqliteStatements
             raise
         raise
     finally:
-        proxied.close()
+        kept.give_back(proxied)
 
 
 @asynccontextmanager
-async def postgresql_transaction(engine: AsyncEngine, runner: AsyncpgStatements
+async def postgresql_transaction(kept: KeptConnections, runner: AsyncpgStatements
                                  ) -> AsyncIterator[PlainSession]:
     """A write transaction on a pooled PostgreSQL connection: SQLAlchemy's asyncpg adapter
     begins it at the first statement, as it does in a session (``asyncpg_statements.run_in``),
     and ``runner.end`` commits or rolls it back without a greenlet. A connection the server
     dropped, or whose rollback failed, is thrown away."""
-    proxied = await engine.raw_connection()
+    proxied = await kept.take()
     adapter = proxied.dbapi_connection
     try:
-        yield PlainSession(engine, runner, adapter)
+        yield PlainSession(kept.engine, runner, adapter)
         await runner.end(adapter, commit=True)
     except BaseException:
         try:
@@ -98,4 +99,4 @@ async def postgresql_transaction(engine: AsyncEngine, runner: AsyncpgStatements
             proxied.invalidate()
         raise
     finally:
-        proxied.close()
+        kept.give_back(proxied)

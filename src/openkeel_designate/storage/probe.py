@@ -16,7 +16,8 @@ async def ping(db: Database) -> None:
 def pool_use(db: Database) -> dict[str, int]:
     """Connections of this process's pool; SQLite's pool has no size or overflow."""
     pool = db.engine.sync_engine.pool
-    use = {"checked_out": _call(pool, "checkedout"), "idle": _call(pool, "checkedin"),
+    kept = db.kept.idle  # checked out of the pool, idle all the same (``KeptConnections``)
+    use = {"checked_out": _call(pool, "checkedout") - kept, "idle": _call(pool, "checkedin") + kept,
            "overflow": max(0, _call(pool, "overflow")), "size": _call(pool, "size")}
     return use
 

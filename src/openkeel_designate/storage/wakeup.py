@@ -29,7 +29,7 @@ async def announce(db: Database) -> None:
     if db.backend != "postgresql":
         return
     try:
-        async with driver_connection(db.engine) as connection:
+        async with driver_connection(db.kept) as connection:
             await connection.execute(f"NOTIFY {CHANNEL}")
     except Exception as exc:  # a hint only: the sweep will find the zone anyway
         LOG.debug("could not announce pending work: %s", exc)

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 from sqlalchemy import text
 
-from openkeel_designate.storage import database
+from openkeel_designate.storage import connections
 from openkeel_designate.storage.database import Database
 
 pytestmark = pytest.mark.integration
@@ -33,7 +33,7 @@ async def test_an_idle_connection_killed_by_the_server_is_replaced(kind: str) ->
             victim = (await session.execute(text(who))).scalar()
         async with killer.read() as session:
             await session.execute(text(kill.format(victim)))
-        await asyncio.sleep(database.PING_AFTER_IDLE_SECONDS + 0.2)
+        await asyncio.sleep(connections.PING_AFTER_IDLE_SECONDS + 0.2)
         async with db.read() as session:
             now = (await session.execute(text(who))).scalar()
         assert now != victim
