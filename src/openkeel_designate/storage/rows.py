@@ -7,6 +7,7 @@ set of queries serves all three instead of three copies.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from sqlalchemy import func, inspect, select
@@ -82,19 +83,38 @@ def columns(row: Any) -> dict[str, Any]:
     return {column.key: getattr(row, column.key) for column in inspect(row).mapper.column_attrs}
 
 
-_SNAPSHOTS: dict[type, tuple[type, tuple[str, ...]]] = {}
+_SNAPSHOTS: dict[type, tuple[type, tuple[str, ...], Callable[[Iterable[Any]], Any]]] = {}
 _KINDS: set[type] = set()
 _TABLE_COLUMNS: dict[type, list[Any]] = {}
 
 
-def _snapshot_kind(model: type) -> tuple[type, tuple[str, ...]]:
+def _snapshot_kind(model: type) -> tuple[type, tuple[str, ...], Callable[[Iterable[Any]], Any]]:
+    """The model's frozen copy class, its field names, and the function that makes one from the
+    values in field order (``_builder``)."""
     known = _SNAPSHOTS.get(model)
     if known is None:
         keys = tuple(column.key for column in inspect(model).column_attrs)
         kind = dataclasses.make_dataclass(f"{model.__name__}Data", keys, frozen=True, slots=True)
-        known = _SNAPSHOTS[model] = (kind, keys)
+        known = _SNAPSHOTS[model] = (kind, keys, _builder(kind, keys))
         _KINDS.add(kind)
     return known
+
+
+def _builder(kind: type, keys: tuple[str, ...]) -> Callable[[Iterable[Any]], Any]:
+    """A frozen copy made from its values without the frozen ``__init__``, which sets each
+    field by ``object.__setattr__`` looked up anew: 3.5-5.5 µs for a zone's columns, against
+    about 2 µs through the slots' own setters, taken once here (bench/README.md, "Issue 13,
+    session of 2026-12-07 (06:16-)"). The same object: ``dataclasses.replace``, equality and
+    hashing see no difference. Every field must be given, as ``__init__`` would insist."""
+    setters = tuple(getattr(kind, key).__set__ for key in keys)
+    new = object.__new__
+
+    def build(values: Iterable[Any]) -> Any:
+        copy = new(kind)
+        for put, value in zip(setters, values, strict=True):
+            put(copy, value)
+        return copy
+    return build
 
 
 def snapshot(row: Any) -> Any:
@@ -105,8 +125,8 @@ def snapshot(row: Any) -> Any:
     """
     if type(row) in _KINDS:
         return row
-    kind, keys = _snapshot_kind(type(row))
-    return kind(*(getattr(row, key) for key in keys))
+    _, keys, build = _snapshot_kind(type(row))
+    return build([getattr(row, key) for key in keys])
 
 
 def table_columns(model: type) -> list[Any]:
@@ -117,7 +137,7 @@ def table_columns(model: type) -> list[Any]:
     """
     known = _TABLE_COLUMNS.get(model)
     if known is None:
-        _, keys = _snapshot_kind(model)
+        _, keys, _ = _snapshot_kind(model)
         mapper = inspect(model)
         known = _TABLE_COLUMNS[model] = [mapper.column_attrs[key].columns[0].label(key) for key in keys]
     return known
@@ -125,8 +145,8 @@ def table_columns(model: type) -> list[Any]:
 
 def frozen(model: type, values: Any) -> Any:
     """The frozen copy of one row selected with ``table_columns(model)`` (first columns)."""
-    kind, keys = _snapshot_kind(model)
-    return kind(*values[:len(keys)])
+    _, keys, build = _snapshot_kind(model)
+    return build(values[:len(keys)])
 
 
 _COMPLETIONS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
@@ -156,8 +176,8 @@ def complete(model: type, values: dict[str, Any]) -> dict[str, Any]:
 
 def frozen_from(model: type, values: dict[str, Any]) -> Any:
     """The frozen copy of a row written from ``values`` (every column, ``complete``)."""
-    kind, keys = _snapshot_kind(model)
-    return kind(*(values[key] for key in keys))
+    _, keys, build = _snapshot_kind(model)
+    return build([values[key] for key in keys])
 
 
 def is_snapshot(value: Any) -> bool:
