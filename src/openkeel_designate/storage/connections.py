@@ -6,16 +6,16 @@ Two things about the connections of SQLAlchemy's pool that the hot paths rely on
   out; one handed back moments ago is not.
 * ``KeptConnections``: the point reads, single writes and plain transactions run on the driver
   connection itself (``asyncpg_statements``, ``plain_session``), so all they need of the pool
-  is a connection. Taking one out and handing it back cost more than the statement run on it:
-  on PostgreSQL 60-70 µs of CPU and as much wall clock for each (a greenlet switch to the
-  pool's synchronous code, its events, the reset on return), against 75-80 µs for asyncpg's
-  round trip of ``SELECT 1`` on this 2-core host (bench/README.md, "Issue 13, session of
-  2026-12-07 (06:16-)"). A recordset POST takes two, a GET one, a worker's claim several. So
-  a few connections stay checked out between uses, in a last-in first-out list: a stream of
-  requests reuses the one it just gave back for a dict pop and append.
+  is a connection. Taking one out and handing it back cost nearly as much as a statement run on
+  it: on PostgreSQL 60-70 µs of CPU and as much wall clock each time (a greenlet switch to the
+  pool's synchronous code, its events, the reset on return), against 75-80 µs of CPU for
+  asyncpg's round trip of ``SELECT 1`` on this 2-core host (bench/README.md, "Issue 13,
+  session of 2026-12-07 (06:16-)"). A recordset POST takes two, a GET one, a worker's claim
+  several. So a few connections stay checked out between uses, in a last-in first-out list: a
+  stream of requests reuses the one it just gave back for a list pop and append.
 
-A kept connection is still the pool's: it counts in its size, and goes back to it when more
-than ``keep`` are idle at once, when it sat idle for ``PING_AFTER_IDLE_SECONDS`` (its next
+A kept connection is still the pool's: it counts in its size, and goes back to it when
+``keep`` are idle already, when it sat idle for ``PING_AFTER_IDLE_SECONDS`` (its next
 checkout from the pool then pings it, as if it had idled there), when it is thrown away, and
 when the database is disposed. A connection found lost hands the other idle ones back too,
 thrown away: they went with the same server.

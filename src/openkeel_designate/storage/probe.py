@@ -17,7 +17,8 @@ def pool_use(db: Database) -> dict[str, int]:
     """Connections of this process's pool; SQLite's pool has no size or overflow."""
     pool = db.engine.sync_engine.pool
     kept = db.kept.idle  # checked out of the pool, idle all the same (``KeptConnections``)
-    use = {"checked_out": _call(pool, "checkedout") - kept, "idle": _call(pool, "checkedin") + kept,
+    use = {"checked_out": _call(pool, "checkedout") - kept,
+           "idle": _call(pool, "checkedin") + kept,
            "overflow": max(0, _call(pool, "overflow")), "size": _call(pool, "size")}
     return use
 
