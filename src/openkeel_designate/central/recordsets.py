@@ -388,7 +388,9 @@ def _may_write_alone(svc: Services, ctx: RequestContext) -> bool:
 @dataclasses.dataclass(frozen=True)
 class Fetched:
     """A recordset read for a PUT: the ``view`` the route checks and merges the body into, and
-    on PostgreSQL the ``read`` the PUT's unlocked way writes from (None elsewhere)."""
+    on PostgreSQL the ``read`` the PUT's unlocked way writes from. None where that way does not
+    apply (another database, a shared zone, a recordset without records): the PUT then goes
+    the locked way without reading for the other again."""
 
     view: RecordSetView
     read: rs_store.ChangeRead | None
@@ -413,8 +415,9 @@ async def fetch_for_update(svc: Services, ctx: RequestContext, zone_id: str,
 @notifies("dns.recordset.update")
 async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, recordset_id: str,
                            values: dict[str, Any], condition: Condition | None = None,
-                           read: rs_store.ChangeRead | None = None) -> RecordSetView:
-    """``read``: ``Fetched.read`` of this request, if any (the unlocked way reads no more)."""
+                           fetched: Fetched | None = None) -> RecordSetView:
+    """``fetched``: this request's ``fetch_for_update``, if any: the unlocked way writes from
+    its read, and is not tried when it has none."""
     async def work(session: AsyncSession) -> RecordSetView:
         zone, shared = await locked_copy_for_write(session, ctx, zone_id)
         recordset, records = await rs_store.read_for_change(session, recordset_id)
@@ -428,7 +431,8 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
         return view
 
     result = None
-    if condition is None and _may_write_alone(svc, ctx):
+    read = None if fetched is None else fetched.read
+    if condition is None and _may_write_alone(svc, ctx) and (fetched is None or read is not None):
         result = await _update_unlocked(svc, ctx, zone_id, recordset_id, values, read)
     if result is None:
         result = await svc.db.transaction(work, plain=True)

@@ -101,7 +101,8 @@ class Database:
         # (another connection wrote since), so every write read its pages again: ~50 preads
         # per recordset POST instead of ~2 (bench/README.md, "The pool hands out the last
         # connection returned"); on PostgreSQL it spreads asyncpg's prepared statements thin.
-        pool_sizes = {"pool_size": pool_size + max_overflow, "max_overflow": 0, "pool_use_lifo": True}
+        pool_sizes = {"pool_size": pool_size + max_overflow, "max_overflow": 0,
+                      "pool_use_lifo": True}
         kwargs: dict = {}
         if self.backend == "sqlite":
             kwargs = {"pool_reset_on_return": None,

@@ -620,8 +620,9 @@ def _alone_path():  # noqa: ANN202 - prebuilt statements
     Under the zone's lock a PUT on PostgreSQL was about twelve round trips (BEGIN, the lock,
     the recordset, its records, the quotas, the count, each write, COMMIT), and sequential PUTs
     reached 8.5-9.4x Designate's rate where POSTs, written this way, passed 10x (bench/README.md,
-    "Issue 13, session of 2026-12-07 (03:47-)"). Read here in one round trip: the zone's columns (the project's own zone), the
-    recordset's, one record's per row, then the records of the zone outside the recordset
+    "Issue 13, session of 2026-12-07 (03:47-)"). Read here in one round trip: the zone's
+    columns (the project's own zone), the recordset's, one record's per row, then the records
+    of the zone outside the recordset
     counted one past the owner's ``zone_records`` quota (``quotas.capped``) and the owner's two
     stored record quotas (NULL if none, or when quotas are not stored)."""
     z, rs, r, q = Zone.__table__, RecordSet.__table__, Record.__table__, Quota.__table__

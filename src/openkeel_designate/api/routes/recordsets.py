@@ -84,7 +84,7 @@ async def update_recordset(zone_id: str, recordset_id: str, request: Request,
     current = render.recordset(fetched.view, listing.base_url(request))
     values = rs_schema.UPDATE.parse(body, current, update=True)
     view = await central.update_recordset(svc, ctx, zone_id, recordset_id, values,
-                                          condition(request), fetched.read)
+                                          condition(request), fetched)
     return _response(request, view, 202 if view.status == "PENDING" else 200)
 
 
