@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from openkeel_designate.central import quotas
+from openkeel_designate.central import known_zones, quotas
 from openkeel_designate.central.notifications import notifies
 from openkeel_designate.central.services import Services
 from openkeel_designate.central.views import ListResult, RecordSetView, recordset_etag
@@ -211,7 +211,13 @@ async def _create_unlocked(svc: Services, ctx: RequestContext, zone_id: str,
 
     The same create, two round trips instead of five (no BEGIN, lock or COMMIT, and the
     zone read with the facts): the sequential POSTs of a tenant or a controller all take
-    this way."""
+    this way. After the first, one: the zone as this process's last create in it left it
+    (``central.known_zones``) stands for the read."""
+    known = svc.known_zones.take(zone_id, ctx.project_id)
+    if known is not None:
+        result = await _create_from_known(svc, ctx, known, values, data)
+        if result is not None:
+            return result
     zone, facts = await rs_store.read_for_create(svc.db, zone_id, ctx.project_id,
                                                  values["name"], quotas.caps(svc))
     if zone is None:
@@ -220,6 +226,39 @@ async def _create_unlocked(svc: Services, ctx: RequestContext, zone_id: str,
     if not await rs_store.create_if_unchanged(svc.db, zone, recordset, created, "UPDATE",
                                               bump_serial=zone.type == "PRIMARY"):
         return None
+    return _created(svc, zone, facts, recordset, created)
+
+
+async def _create_from_known(svc: Services, ctx: RequestContext, known: known_zones.KnownZone,
+                             values: dict[str, Any], data: list[str]) -> RecordSetView | None:
+    """``_create_unlocked`` without its read: judged on what ``known`` holds (no recordset at
+    the new name, which the write checks), written only if the zone is still so. None when
+    a rule refused it or the name is taken (judged again on a read, which answers; what is
+    known still holds) or the zone changed (it no longer does)."""
+    facts = known.facts(quotas.overlaid(svc, known.stored_quotas))
+    if facts is None:
+        return None
+    zone = known.zone
+    try:
+        recordset, created = new_recordset_rows(svc, ctx, zone, False, values, data, facts)
+    except errors.DesignateError:
+        svc.known_zones.keep(known)
+        return None
+    written = await rs_store.create_if_assumed(svc.db, zone, facts, recordset, created,
+                                               "UPDATE", bump_serial=zone.type == "PRIMARY")
+    if written is None:
+        svc.known_zones.keep(known)
+    elif not written:
+        svc.known_zones.missed(zone.id)
+    return _created(svc, zone, facts, recordset, created) if written else None
+
+
+def _created(svc: Services, zone: Zone, facts: rs_store.PlacementFacts, recordset: dict,
+             created: list[dict]) -> RecordSetView:
+    """The answer of a create written without a transaction; what it leaves known of the zone
+    is kept for the next."""
+    limits = quotas.overlaid(svc, facts.quota_overrides)
+    svc.known_zones.keep(known_zones.after_create(zone, facts, limits, len(created)))
     return RecordSetView.of(rows.frozen_from(RecordSet, recordset),
                             [rows.frozen_from(Record, record) for record in created], zone.name)
 
@@ -430,6 +469,7 @@ async def update_recordset(svc: Services, ctx: RequestContext, zone_id: str, rec
         await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
         return view
 
+    svc.known_zones.forget(zone_id)
     result = None
     read = None if fetched is None else fetched.read
     if condition is None and _may_write_alone(svc, ctx) and (fetched is None or read is not None):
@@ -554,6 +594,7 @@ async def delete_recordset(svc: Services, ctx: RequestContext, zone_id: str,
             await zone_store.mark_pending(session, zone.id, "UPDATE", zone.type == "PRIMARY")
         return gone
 
+    svc.known_zones.forget(zone_id)
     result = None
     if condition is None and _may_write_alone(svc, ctx):
         result = await _delete_unlocked(svc, ctx, zone_id, recordset_id)

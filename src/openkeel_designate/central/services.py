@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from oslo_config import cfg
 
+from openkeel_designate.central.known_zones import KnownZones
 from openkeel_designate.central.policy import Policy
 from openkeel_designate.storage import wakeup
 from openkeel_designate.storage.database import Database
@@ -34,6 +35,9 @@ class Services:
     # An API process of ``[service:api] workers``: its wake-ups go to its parent, which runs
     # the worker and announces to other hosts itself when that worker has no room.
     wakes_relayed: bool = False
+    # The zones this process created recordsets in last, as it left them (recordset POSTs
+    # that need not read first).
+    known_zones: KnownZones = field(default_factory=KnownZones)
     _announcing: asyncio.Task | None = field(default=None, repr=False)
     _announce_again: bool = field(default=False, repr=False)
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (Select, Update, and_, bindparam, delete, func, literal, select, true,
-                        union_all, update)
+from sqlalchemy import (Select, Update, and_, bindparam, delete, exists, func, literal, select,
+                        true, union_all, update)
 from sqlalchemy import insert as sql_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -221,10 +221,32 @@ async def create_if_unchanged(db: Database, zone: Zone, recordset: dict, records
     (PostgreSQL checks the newest version of a row it had to wait for) and the inserts, which
     select from it, insert nothing. Not written (False), the caller runs the create again
     the locked way. A clash with a racing create raises ``errors.Duplicate``."""
-    written = await db.write_alone(_create_if_unchanged(len(records), bump_serial), {
+    written = await db.write_alone(_create_if_unchanged(len(records), bump_serial, False), {
         **zone_store.unchanged_params(zone, action), **merged.params("s", [recordset]),
         **merged.params("r", records)})
     return bool(written)
+
+
+async def create_if_assumed(db: Database, zone: Zone, assumed: PlacementFacts, recordset: dict,
+                            records: list[dict], action: str, bump_serial: bool) -> bool | None:
+    """``create_if_unchanged`` of a create judged on facts that were not read for it but are
+    known from this process's last write to the zone (``central.known_zones``): ``assumed``,
+    no child zone and no recordset at the new name among them.
+
+    ``change_seq`` vouches for the zone's recordsets and counts; the statement also checks
+    what it does not vouch for: no recordset at the new name (in any case), no live child
+    zone, and the owner's stored quotas that a create checks as assumed (``_ASSUMED``).
+    True: written. False: not, the zone changed (another writer). None: not, for another
+    reason (the name is taken, or the database asked for the write to be run again)."""
+    assert not assumed.child_zones and not assumed.types_at_name
+    found = await db.write_alone(_create_if_unchanged(len(records), bump_serial, True), {
+        **zone_store.unchanged_params(zone, action), **merged.params("s", [recordset]),
+        **merged.params("r", records), "new_name_key": recordset["name_key"],
+        **{f"assumed_{name}": assumed.quota_overrides.get(name) for name in ASSUMED_QUOTAS}})
+    if not found:
+        return None
+    [(written, name_taken)] = found
+    return True if written is not None else (None if name_taken else False)
 
 
 def writes_alone(db: Database, records: list) -> bool:
@@ -232,12 +254,40 @@ def writes_alone(db: Database, records: list) -> bool:
     return db.writes_alone and 0 < len(records) <= merged.MERGED_ROWS
 
 
-@functools.lru_cache(maxsize=2 * merged.MERGED_ROWS)
-def _create_if_unchanged(records: int, bump_serial: bool) -> Select:
+# The quotas a recordset create checks: the owner's stored ones are assumed unchanged.
+ASSUMED_QUOTAS = ("zone_recordsets", "zone_records", "recordset_records")
+
+
+def _assumed() -> tuple[list, Any]:
+    """The conditions of ``create_if_assumed`` (bound: ``zone_id``, ``read_tenant_id``,
+    ``new_name_key``, ``assumed_<quota>``, None where none is stored), and whether a recordset
+    holds the new name (how the statement tells why it wrote nothing)."""
+    rs, q, child = RecordSet.__table__, Quota.__table__, Zone.__table__.alias("child")
+    zone_id = bindparam("zone_id")
+    stored = [select(q.c.hard_limit).where(q.c.tenant_id == bindparam("read_tenant_id"),
+                                           q.c.resource == name).scalar_subquery()
+              .is_not_distinct_from(bindparam(f"assumed_{name}", type_=q.c.hard_limit.type))
+              for name in ASSUMED_QUOTAS]
+    name_taken = exists().where(rs.c.zone_id == zone_id,
+                                rs.c.name_key == bindparam("new_name_key"))
+    return [~name_taken, ~exists().where(child.c.parent_zone_id == zone_id,
+                                         child.c.deleted == LIVE), *stored], name_taken
+
+
+_ASSUMED, _NAME_TAKEN = _assumed()
+
+
+@functools.lru_cache(maxsize=4 * merged.MERGED_ROWS)
+def _create_if_unchanged(records: int, bump_serial: bool, assumed: bool) -> Select:
     """``_merged_create``, with the zone's mark (``MARK_PENDING_IF_UNCHANGED``) a CTE that the
-    inserts select from; the zone's id if written."""
-    marked = zone_store.MARK_PENDING_IF_UNCHANGED[bump_serial].cte("marked")
-    return select(marked.c.id).add_cte(
+    inserts select from; the zone's id if written. ``assumed``: the mark also checks the
+    ``_ASSUMED`` conditions, and the one row answered is (the zone's id or NULL, whether the
+    new name was taken)."""
+    mark = zone_store.MARK_PENDING_IF_UNCHANGED[bump_serial]
+    marked = (mark.where(*_ASSUMED) if assumed else mark).cte("marked")
+    answer = (select(select(marked.c.id).scalar_subquery(), _NAME_TAKEN) if assumed
+              else select(marked.c.id))
+    return answer.add_cte(
         merged.inserted_if(RecordSet.__table__, "s", 1, marked)).add_cte(
         merged.inserted_if(Record.__table__, "r", records, marked))
 

@@ -8,6 +8,12 @@ it) and check that the create then goes the locked way and ends as if the two ha
 serialized: both made, or the rule the other write broke enforced (a duplicate, a quota, a
 deleting zone), and never half of the create written. They also check that a plain create
 does take the unlocked way, and that SQLite and MariaDB never do.
+
+After a create, the next one in the zone is judged on what this process knows of it
+(``central.known_zones``) and written by one statement that checks what the knowledge assumed
+(``rs_store.create_if_assumed``). The tests of that way (at the end) change each assumed fact
+behind the process's back — the zone, the name, a child zone, the stored quotas — and check
+that the create still answers what a read would have answered.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import asyncio
 import pytest
 from sqlalchemy import bindparam, func, select, update
 
-from openkeel_designate.central import quotas
+from openkeel_designate.central import known_zones, quotas
 from openkeel_designate.storage import recordsets as rs_store
 from openkeel_designate.storage import zone_create as create_store
 from openkeel_designate.storage.database import Database
@@ -246,3 +252,142 @@ async def test_a_write_asyncpg_cannot_run_alone_is_left_to_a_transaction(service
     statement = update(Zone).where(Zone.id.in_(bindparam("ids", expanding=True))).values(
         description="touched")
     assert await services.db.write_alone(statement, {"ids": ["no-such-zone"]}) is None
+
+
+# --- creates on what is known (``central.known_zones``) --------------------------------------
+
+@pytest.fixture
+def ways(monkeypatch) -> dict[str, list]:  # noqa: ANN001 - fixture
+    """What each create's read was asked for (its name) and what each write answered, by way:
+    ``read`` the zone and facts read, ``unchanged`` the write after a read, ``assumed`` the
+    write on known facts (True written, False the zone changed, None the name taken)."""
+    reads: list[str] = []
+    real_read = rs_store.read_for_create
+
+    async def read(db, zone_id, project_id, name, caps):  # noqa: ANN001, ANN202
+        reads.append(name)
+        return await real_read(db, zone_id, project_id, name, caps)
+
+    monkeypatch.setattr(rs_store, "read_for_create", read)
+    return {"read": reads, "unchanged": _spy(monkeypatch),
+            "assumed": _spy(monkeypatch, rs_store, "create_if_assumed")}
+
+
+async def test_creates_after_the_first_take_one_statement(client, services, zone_id,
+                                                          ways):  # noqa: ANN001
+    before = await _zone_and_counts(services, zone_id)
+    for index in range(4):
+        made = await _post(client, zone_id, f"k{index}.unlocked.example.", "192.0.2.1",
+                           "192.0.2.2")
+        assert made.status_code == 202, made.text
+        assert (made.json()["status"], made.json()["name"]) == (
+            "PENDING", f"k{index}.unlocked.example.")
+    assert ways == {"read": ["k0.unlocked.example."], "unchanged": [True],
+                    "assumed": [True, True, True]}
+    assert await _zone_and_counts(services, zone_id) == (before[0] + 4, before[1] + 4,
+                                                          before[2] + 8)
+    listed = await client.get(f"/v2/zones/{zone_id}/recordsets?type=A", headers=OWNER)
+    assert sorted(rs["name"] for rs in listed.json()["recordsets"]) == [
+        f"k{index}.unlocked.example." for index in range(4)]
+
+
+async def test_a_write_elsewhere_is_read_then_the_zone_rests(client, services, zone_id, ways,
+                                                           monkeypatch):  # noqa: ANN001
+    """Another writer bumped the zone: the known write misses, the create reads and is made,
+    and for a moment the zone's creates read first (no missed write each)."""
+    assert (await _post(client, zone_id, "a.unlocked.example.")).status_code == 202
+    await services.db.transaction(lambda session: session.execute(
+        update(Zone).where(Zone.id == zone_id).values(change_seq=Zone.change_seq + 1)))
+    assert (await _post(client, zone_id, "b.unlocked.example.")).status_code == 202
+    assert (await _post(client, zone_id, "c.unlocked.example.")).status_code == 202
+    assert ways["assumed"] == [False]
+    assert ways["read"] == ["a.unlocked.example.", "b.unlocked.example.", "c.unlocked.example."]
+    monkeypatch.setattr(known_zones, "CONTENDED_SECONDS", 0.0)
+    services.known_zones.missed(zone_id)  # a moment that is over at once
+    assert (await _post(client, zone_id, "d.unlocked.example.")).status_code == 202
+    assert (await _post(client, zone_id, "e.unlocked.example.")).status_code == 202
+    assert ways["assumed"] == [False, True]
+    assert (await _zone_and_counts(services, zone_id))[1] == 2 + 5  # SOA, NS and five
+
+
+@pytest.mark.parametrize(("rtype", "records", "status", "error"), [
+    ("AAAA", ["2001:db8::1"], 202, None),  # another type at the name: allowed
+    ("A", ["192.0.2.7"], 409, "duplicate_recordset"),  # the same in another case
+    ("CNAME", ["target.example."], 400, "invalid_recordset_location"),
+])
+async def test_a_taken_name_is_judged_on_a_read(client, services, zone_id, ways, rtype, records,
+                                                status, error):  # noqa: ANN001
+    assert (await _post(client, zone_id, "www.unlocked.example.")).status_code == 202
+    second = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+        "name": "WWW.unlocked.example.", "type": rtype, "records": records})
+    assert second.status_code == status, second.text
+    if error is not None:
+        assert second.json()["type"] == error
+    assert ways["assumed"] == [None]  # the name was taken: not written, no other writer
+    assert ways["read"] == ["www.unlocked.example.", "WWW.unlocked.example."]
+    after = await _post(client, zone_id, "after.unlocked.example.")
+    assert after.status_code == 202
+    assert ways["assumed"] == [None, True]  # known again, the zone not taken for contended
+
+
+async def test_a_child_zone_made_after_is_enforced(client, services, zone_id, ways):  # noqa: ANN001
+    assert (await _post(client, zone_id, "first.unlocked.example.")).status_code == 202
+    child = await client.post("/v2/zones", headers=OWNER, json={
+        "name": "sub.unlocked.example.", "email": "h@unlocked.example"})
+    assert child.status_code == 202, child.text
+    inside = await _post(client, zone_id, "www.sub.unlocked.example.")
+    assert inside.status_code == 400, inside.text
+    assert inside.json()["type"] == "invalid_recordset_location"
+    assert ways["assumed"] in ([None], [False])  # not written on what was known
+    assert ways["read"][-1] == "www.sub.unlocked.example."
+    async with services.db.read() as session:
+        names = (await session.execute(select(RecordSet.name).where(
+            RecordSet.zone_id == zone_id, RecordSet.type == "A"))).scalars().all()
+    assert names == ["first.unlocked.example."]
+
+
+@pytest.mark.parametrize("resource", ["zone_recordsets", "zone_records", "recordset_records"])
+async def test_stored_quotas_set_after_are_enforced(client, services, zone_id, ways,
+                                                    resource):  # noqa: ANN001
+    assert (await _post(client, zone_id, "one.unlocked.example.")).status_code == 202
+    _, sets, records = await _zone_and_counts(services, zone_id)
+    unmanaged = records - 2  # the SOA and NS records are managed
+    limit = {"zone_recordsets": sets, "zone_records": unmanaged, "recordset_records": 0}[resource]
+    limited = await client.patch("/v2/quotas/unlocked-p", json={resource: limit},
+                                 headers=ADMIN_ALL)
+    assert limited.status_code == 200, limited.text
+    over = await _post(client, zone_id, "two.unlocked.example.")
+    assert over.status_code == 413, over.text
+    assert over.json()["type"] == "over_quota"
+    assert ways["assumed"] in ([], [None], [False])
+    assert (await _zone_and_counts(services, zone_id))[1] == sets
+
+
+async def test_known_counts_run_up_to_the_quota(client, services, zone_id, ways):  # noqa: ANN001
+    """The counts known after each create are exact: the quota refuses the one create past it."""
+    _, sets, _ = await _zone_and_counts(services, zone_id)
+    limited = await client.patch("/v2/quotas/unlocked-p", json={"zone_recordsets": sets + 3},
+                                 headers=ADMIN_ALL)
+    assert limited.status_code == 200
+    answers = [(await _post(client, zone_id, f"q{index}.unlocked.example.")).status_code
+               for index in range(4)]
+    assert answers == [202, 202, 202, 413]
+    assert ways["assumed"] == [True, True]  # the fourth was refused on what was known, then read
+    assert ways["read"] == ["q0.unlocked.example.", "q3.unlocked.example."]
+    assert (await _zone_and_counts(services, zone_id))[1] == sets + 3
+
+
+async def test_a_put_or_a_zone_delete_in_this_process_is_seen(client, services, zone_id,
+                                                             ways):  # noqa: ANN001
+    made = await _post(client, zone_id, "put.unlocked.example.")
+    put = await client.put(f"/v2/zones/{zone_id}/recordsets/{made.json()['id']}",
+                           headers=OWNER, json={"records": ["192.0.2.44"]})
+    assert put.status_code == 202, put.text
+    assert (await _post(client, zone_id, "next.unlocked.example.")).status_code == 202
+    assert ways["assumed"] == []  # the PUT made what was known old: read
+    assert (await client.delete(f"/v2/zones/{zone_id}", headers=OWNER)).status_code == 202
+    late = await _post(client, zone_id, "late.unlocked.example.")
+    assert late.status_code == 400, late.text
+    assert late.json()["message"] == "Can not update a deleting zone"
+    assert ways["assumed"] == [False]
+    assert (await _zone_and_counts(services, zone_id))[1] == 2 + 2
