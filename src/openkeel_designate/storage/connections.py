@@ -72,6 +72,7 @@ class KeptConnections:
         self.engine = engine
         self.keep = keep
         self._idle: list[tuple[Any, float]] = []  # (proxied connection, idle since)
+        self._closed = False
 
     @property
     def idle(self) -> int:
@@ -90,21 +91,25 @@ class KeptConnections:
         return await self.engine.raw_connection()
 
     def give_back(self, proxied: Any) -> None:
-        """Keep ``proxied`` for the next ``take``, or check it in when enough are kept. One
-        the caller invalidated is checked in, and so are the idle kept ones, thrown away."""
+        """Keep ``proxied`` for the next ``take``, or check it in when enough are kept or the
+        database is being disposed (``close``: one in use then, given back after, would
+        otherwise stay checked out until the garbage collector terminated it). One the
+        caller invalidated is checked in, and so are the idle kept ones, thrown away."""
         if not proxied.is_valid:
             proxied.close()
             lost, self._idle = self._idle, []
             for other, _ in lost:
                 other.invalidate()
                 other.close()
-        elif len(self._idle) < self.keep:
+        elif len(self._idle) < self.keep and not self._closed:
             self._idle.append((proxied, time.monotonic()))
         else:
             proxied.close()
 
     def close(self) -> None:
-        """Hand every idle kept connection back to the pool (before the engine is disposed)."""
+        """Hand every idle kept connection back to the pool (before the engine is disposed),
+        and keep none from now on."""
+        self._closed = True
         idle, self._idle = self._idle, []
         for proxied, since in idle:
             _to_pool(proxied, since)

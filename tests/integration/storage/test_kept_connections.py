@@ -119,3 +119,24 @@ async def test_dispose_closes_the_kept_connections(url: str) -> None:
         assert before[0] >= 3 and after[0] == 0
     finally:
         await watcher.dispose()
+
+
+async def test_a_connection_in_use_at_dispose_is_not_kept_after(url: str) -> None:
+    """A read still running when the database is disposed hands its connection back to the
+    pool when it ends, instead of keeping it checked out until the garbage collector."""
+    db = Database(url)
+    returned = [0]
+
+    @event.listens_for(db.engine.sync_engine.pool, "checkin")
+    def checked_in(*_: object) -> None:
+        returned[0] += 1
+    try:
+        running = asyncio.create_task(who(db, SLOW_WHO))
+        await asyncio.sleep(0.05)
+        await db.dispose()
+        assert await running > 0
+        assert db.kept.idle == 0 and returned[0] == 1
+        await who(db)  # used after all: served, and not kept either
+        assert db.kept.idle == 0
+    finally:
+        await db.dispose()
