@@ -61,6 +61,9 @@ def after_create(zone: Zone, facts: PlacementFacts, limits: dict[str, int],
     placement rule reads their names)."""
     if facts.child_zones:
         return None
+    # What the zone's pending mark changed of the columns the create's rules and answer read
+    # (``zones.MARK_PENDING_IF_UNCHANGED``); the others (``pending_since``, ``updated_at``)
+    # are never read from a known zone, and the write compares ``change_seq`` itself.
     written = dataclasses.replace(zone, change_seq=zone.change_seq + 1, version=zone.version + 1,
                                   status="PENDING", action="UPDATE")
 

@@ -222,11 +222,12 @@ async def _create_unlocked(svc: Services, ctx: RequestContext, zone_id: str,
                                                  values["name"], quotas.caps(svc))
     if zone is None:
         return None
-    recordset, created = new_recordset_rows(svc, ctx, zone, False, values, data, facts)
+    limits = quotas.overlaid(svc, facts.quota_overrides)
+    recordset, created = new_recordset_rows(svc, ctx, zone, False, values, data, facts, limits)
     if not await rs_store.create_if_unchanged(svc.db, zone, recordset, created, "UPDATE",
                                               bump_serial=zone.type == "PRIMARY"):
         return None
-    return _created(svc, zone, facts, recordset, created)
+    return _created(svc, zone, facts, limits, recordset, created)
 
 
 async def _create_from_known(svc: Services, ctx: RequestContext, known: known_zones.KnownZone,
@@ -235,12 +236,14 @@ async def _create_from_known(svc: Services, ctx: RequestContext, known: known_zo
     the new name, which the write checks), written only if the zone is still so. None when
     a rule refused it or the name is taken (judged again on a read, which answers; what is
     known still holds) or the zone changed (it no longer does)."""
-    facts = known.facts(quotas.overlaid(svc, known.stored_quotas))
+    limits = quotas.overlaid(svc, known.stored_quotas)
+    facts = known.facts(limits)
     if facts is None:
         return None
     zone = known.zone
     try:
-        recordset, created = new_recordset_rows(svc, ctx, zone, False, values, data, facts)
+        recordset, created = new_recordset_rows(svc, ctx, zone, False, values, data, facts,
+                                                limits)
     except errors.DesignateError:
         svc.known_zones.keep(known)
         return None
@@ -250,14 +253,13 @@ async def _create_from_known(svc: Services, ctx: RequestContext, known: known_zo
         svc.known_zones.keep(known)
     elif not written:
         svc.known_zones.missed(zone.id)
-    return _created(svc, zone, facts, recordset, created) if written else None
+    return _created(svc, zone, facts, limits, recordset, created) if written else None
 
 
-def _created(svc: Services, zone: Zone, facts: rs_store.PlacementFacts, recordset: dict,
-             created: list[dict]) -> RecordSetView:
-    """The answer of a create written without a transaction; what it leaves known of the zone
-    is kept for the next."""
-    limits = quotas.overlaid(svc, facts.quota_overrides)
+def _created(svc: Services, zone: Zone, facts: rs_store.PlacementFacts, limits: dict[str, int],
+             recordset: dict, created: list[dict]) -> RecordSetView:
+    """The answer of a create written without a transaction (judged on ``facts`` against
+    ``limits``); what it leaves known of the zone is kept for the next."""
     svc.known_zones.keep(known_zones.after_create(zone, facts, limits, len(created)))
     return RecordSetView.of(rows.frozen_from(RecordSet, recordset),
                             [rows.frozen_from(Record, record) for record in created], zone.name)
@@ -284,7 +286,8 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
     """
     facts = await rs_store.placement_facts(session, zone.id, values["name"], zone.tenant_id,
                                            quotas.caps(svc))
-    recordset, created = new_recordset_rows(svc, ctx, zone, shared, values, data, facts)
+    recordset, created = new_recordset_rows(svc, ctx, zone, shared, values, data, facts,
+                                            quotas.overlaid(svc, facts.quota_overrides))
     if mark_pending:
         await rs_store.insert_marking_pending(session, recordset, created, "UPDATE",
                                               bump_serial=zone.type == "PRIMARY")
@@ -295,11 +298,13 @@ async def insert_recordset(svc: Services, ctx: RequestContext, session: AsyncSes
 
 
 def new_recordset_rows(svc: Services, ctx: RequestContext, zone: Zone, shared: bool,
-                       values: dict[str, Any], data: list[str], facts: rs_store.PlacementFacts
-                       ) -> tuple[dict, list[dict]]:
+                       values: dict[str, Any], data: list[str], facts: rs_store.PlacementFacts,
+                       limits: dict[str, int]) -> tuple[dict, list[dict]]:
     """Policy, placement and quotas of a new recordset in ``zone``, given what was read of it
-    (``facts``: the counts read as far as the quotas can tell, the owner's stored quotas);
-    the rows to write: the recordset's and its records'."""
+    (``facts``: the counts read as far as the quotas can tell, the owner's stored quotas) and
+    the quotas that apply (``limits``: ``quotas.overlaid`` of those stored ones, computed once
+    by the caller, which keeps them for what the create leaves known); the rows to write: the
+    recordset's and its records'."""
     name, rtype = values["name"], values["type"]
     svc.policy.check("create_recordset", ctx, recordset_target(zone, ctx, shared=shared))
     _check_zone_writable(zone)
@@ -307,7 +312,6 @@ def new_recordset_rows(svc: Services, ctx: RequestContext, zone: Zone, shared: b
     check_placement(zone, name, rtype, svc.conf["service:central"].max_recordset_name_len,
                     svc.conf.supported_record_type, facts)
     # Two checks as in Designate: the recordset count first, then the records.
-    limits = quotas.overlaid(svc, facts.quota_overrides)
     quotas.check(limits, zone_recordsets=facts.recordsets + 1)
     quotas.check(limits, zone_records=facts.unmanaged_records + len(data),
                  recordset_records=len(data))
