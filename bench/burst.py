@@ -10,7 +10,7 @@ second): a pool that gets one NOTIFY per change, spread over the burst, is not s
 Figures are printed, never asserted.
 
     .venv/bin/python bench/burst.py [--zones 1000] [--clients 20] [--server-src DIR]
-        [--database sqlite|postgresql|mysql] [--api-workers 2] [--profile FILE.svg]
+        [--database sqlite|postgresql|mysql] [--api-workers 2] [--profile FILE.svg] [--out FILE]
 
 ``--profile`` records the serving process with py-spy (beside the venv's python) during the
 burst: POSTs and the wait until all are ACTIVE.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import json
 import os
 import signal
 import socket
@@ -144,6 +145,7 @@ def main() -> int:
     ap.add_argument("--profile", type=Path, default=None, help="py-spy flame graph to write")
     ap.add_argument("--option", action="append", default=[], metavar="SECTION.KEY=VALUE",
                     help="an extra server option, e.g. storage:sqlalchemy.max_pool_size=20")
+    ap.add_argument("--out", type=Path, default=None, help="also write the figures here (JSON)")
     args = ap.parse_args()
     counter = NotifyCounter()
     env = {"PYTHONPATH": str(args.server_src.resolve())} if args.server_src else None
@@ -182,6 +184,15 @@ def main() -> int:
     print(f"NOTIFYs to the also-notify counter: {sum(per_zone)} for {len(per_zone)} zones "
           f"(max {max(per_zone, default=0)} per zone), busiest second "
           f"{max(counter.per_second.values(), default=0)}")
+    if args.out:
+        args.out.write_text(json.dumps({
+            "zones": args.zones, "clients": args.clients, "database": args.database,
+            "api_workers": args.api_workers or 1, "load": [load, os.getloadavg()[0]],
+            **{key: value for key, value in result.items() if key != "latency"},
+            "latency_p50_s": lat.get("p50"), "latency_p99_s": lat.get("p99"),
+            "cpu_per_zone_s": cpu / args.zones, "notifies": sum(per_zone),
+            "notified_zones": len(per_zone), "notifies_max_per_zone": max(per_zone, default=0),
+            "notifies_busiest_second": max(counter.per_second.values(), default=0)}, indent=1))
     return 0
 
 
