@@ -55,8 +55,8 @@ SWEEP_SECONDS = 0.5
 FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
-# At most ``STREAM_CLAIMS`` claims that take zones in any ``COALESCE_SECONDS``, so that a stream
-# of commits is claimed together (one sweep, serial, push and transfer per zone per window)
+# At most ``STREAM_CLAIMS`` claims that take zones in any ``COALESCE_SECONDS`` while a push is
+# in flight, so that a stream of commits is claimed together (one sweep, serial, push and transfer per zone per window)
 # instead of one per commit: a push (worker, mdns IXFR, the built-in nameserver's update) costs
 # more CPU than the API request that caused it, and on a small host it competes with the API.
 # Changes that come one at a time are claimed at once; the last change of a stream waits at
@@ -67,7 +67,9 @@ RENOTIFY_SECONDS = 1.0
 # claims took ``STREAM_ZONES`` zones or more (ten clients each writing its own zone), or when
 # a push of the window found a newer change of its zone at its end (a stream into one zone:
 # that tenant did not wait for ACTIVE). Either way a second claim pushed the same zones twice
-# for the same changes (bench/README.md, "Issue 13, session of 2026-12-04 night").
+# for the same changes (bench/README.md, "Issue 13, session of 2026-12-04 night"). A wake-up
+# that finds every push ended is that tenant's too, however many claims the window saw
+# (bench/README.md, "A wake-up with no push in flight is claimed at once").
 COALESCE_SECONDS = 0.1
 STREAM_CLAIMS = 2
 STREAM_ZONES = 4
@@ -95,11 +97,6 @@ MAX_RETRY_SECONDS = 60.0
 FIRST_WAIT_SHARE = 0.7
 RECENT_PUSHES = 9
 MAX_FIRST_WAIT = 0.05
-# Woken by a commit, the worker claims this much later: the claim's statements run on the
-# loop's thread (storage/sqlite_driver.py) and would otherwise go before the API's answer to
-# the request that committed (zone POST p50 +1.5-2.3 ms, ACTIVE the same either way; paired
-# runs in bench/README.md, "Statements on the loop's thread").
-ANSWER_FIRST_SECONDS = 0.001
 
 
 def confirmation_time(took: float, polls: int) -> float:
@@ -228,7 +225,14 @@ class Worker:
             self._wake.clear()
             if self._stopping:
                 break
-            await asyncio.sleep(ANSWER_FIRST_SECONDS)
+            # One more turn of the loop before the claim, whose statements run on the loop's
+            # thread (storage/sqlite_driver.py): the API's answer to the request that
+            # committed goes first. It is written at the end of the turn that committed
+            # (api/listener.OneWritePerTurn), and the wake-up reaches here two turns later.
+            # This was a 1 ms timer (1.1-1.4 ms here): zone created -> ACTIVE by the
+            # server's clock 9.1-10.3 ms against 10.6-13.3 ms with it, the 202 as soon
+            # (bench/README.md, "The worker's claim one turn after its wake-up").
+            await asyncio.sleep(0)
             waited = False
             while (wait := self._window_left()) > 0 and not self._stopping:
                 await asyncio.sleep(wait)
@@ -263,7 +267,11 @@ class Worker:
         """Seconds until the next claim may take zones; <= 0: now.
 
         Now when the last window saw no claim, or one claim of fewer than ``STREAM_ZONES``
-        zones and no push overtaken by a newer change. The window is ``COALESCE_SECONDS``,
+        zones and no push overtaken by a newer change, or only such claims whose pushes have
+        all ended: a tenant who waits for each change to go ACTIVE before the next is no
+        stream, and each of its changes has a push of its own whatever the window (held, the
+        third change of such a tenant within 100 ms waited up to 17 ms, recordset POST ->
+        ACTIVE p50 +3-5 ms in ``propagation.py``). The window is ``COALESCE_SECONDS``,
         ``BUSY_COALESCE_SECONDS`` while many zones with changes are being claimed, or
         ``NEW_ZONES_COALESCE_SECONDS`` while only zones without changes (new or deleted) are."""
         now = time.monotonic()
@@ -279,7 +287,8 @@ class Worker:
         recent = [(at, zones) for at, zones, _ in self._last_claims if at > since]
         if not recent:
             return 0.0
-        streaming = (len(recent) >= STREAM_CLAIMS or self._overtaken_at > since
+        streaming = ((len(recent) >= STREAM_CLAIMS and bool(self._running))
+                     or self._overtaken_at > since
                      or sum(zones for _, zones in recent) >= STREAM_ZONES)
         return recent[0][0] + window - now if streaming else 0.0
 

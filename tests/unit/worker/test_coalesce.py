@@ -36,8 +36,19 @@ def test_a_change_soon_after_one_claim_is_claimed_at_once(worker: Worker) -> Non
 
 
 def test_a_stream_of_claims_holds_the_next_for_the_rest_of_the_window(worker: Worker) -> None:
+    """Claims follow each other while the last one's push still runs: commits come faster
+    than pushes end, and are gathered."""
     claimed(worker, *[0.02] * (service.STREAM_CLAIMS - 1), 0.01)
+    worker._running.add("zone-being-pushed")
     assert service.COALESCE_SECONDS - 0.03 < worker._window_left() <= service.COALESCE_SECONDS
+
+
+def test_claims_whose_pushes_all_ended_hold_nothing(worker: Worker) -> None:
+    """A tenant that waits for each change to go ACTIVE before the next: however many of its
+    changes the window saw, the next has nothing to be gathered with."""
+    claimed(worker, *[0.05] * service.STREAM_CLAIMS, 0.02)
+    assert not worker._running
+    assert worker._window_left() <= 0
 
 
 def test_a_claim_of_many_zones_holds_the_next_for_the_rest_of_the_window(worker: Worker) -> None:
