@@ -93,7 +93,9 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def _secs(seconds: float | None) -> str:
