@@ -120,7 +120,7 @@ def api_rows(out_dir: Path) -> list[list[str]]:
     for index, (label, *_rest) in enumerate(by_run[0]):
         cells = [run[index] for run in by_run]
         seconds = label.endswith(" s")
-        show: Callable[[Any], str] = (lambda v: _secs(v)) if seconds else (lambda v: _num(v))
+        show: Callable[[Any], str] = _secs if seconds else _num
         rows.append([f"{label}: SQLite / PostgreSQL / PostgreSQL, 2 API processes",
                      " / ".join(show(cell[1]) for cell in cells),
                      " / ".join(show(cell[2]) for cell in cells),

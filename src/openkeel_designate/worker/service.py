@@ -56,9 +56,10 @@ FIRST_POLL_DELAY = 0.002
 MAX_POLL_DELAY = 0.1
 RENOTIFY_SECONDS = 1.0
 # At most ``STREAM_CLAIMS`` claims that take zones in any ``COALESCE_SECONDS`` while a push is
-# in flight, so that a stream of commits is claimed together (one sweep, serial, push and transfer per zone per window)
-# instead of one per commit: a push (worker, mdns IXFR, the built-in nameserver's update) costs
-# more CPU than the API request that caused it, and on a small host it competes with the API.
+# in flight, so that a stream of commits is claimed together (one sweep, serial, push and
+# transfer per zone per window) instead of one per commit: a push (worker, mdns IXFR, the
+# built-in nameserver's update) costs more CPU than the API request that caused it, and on a
+# small host it competes with the API.
 # Changes that come one at a time are claimed at once; the last change of a stream waits at
 # most ``COALESCE_SECONDS`` (bench/README.md, "Recordset writes under a stream"). With one
 # claim per window, a tenant's next change made soon after the last went ACTIVE waited for the
@@ -266,14 +267,16 @@ class Worker:
     def _window_left(self) -> float:
         """Seconds until the next claim may take zones; <= 0: now.
 
-        Now when the last window saw no claim, or one claim of fewer than ``STREAM_ZONES``
-        zones and no push overtaken by a newer change, or only such claims whose pushes have
-        all ended: a tenant who waits for each change to go ACTIVE before the next is no
-        stream, and each of its changes has a push of its own whatever the window (held, the
-        third change of such a tenant within 100 ms waited up to 17 ms, recordset POST ->
-        ACTIVE p50 +3-5 ms in ``propagation.py``). The window is ``COALESCE_SECONDS``,
-        ``BUSY_COALESCE_SECONDS`` while many zones with changes are being claimed, or
-        ``NEW_ZONES_COALESCE_SECONDS`` while only zones without changes (new or deleted) are."""
+        Now when the last window saw no claim, or when its claims took fewer than
+        ``STREAM_ZONES`` zones, no push of it was overtaken by a newer change, and either it
+        saw one claim or every push has ended. A tenant who waits for each change to go
+        ACTIVE before the next is no stream: each of its changes has a push of its own
+        whatever the window (held, the third change of such a tenant within 100 ms waited up
+        to 17 ms, recordset POST -> ACTIVE p50 +2-5 ms in ``propagation.py``).
+
+        The window is ``COALESCE_SECONDS``, ``BUSY_COALESCE_SECONDS`` while many zones with
+        changes are being claimed, or ``NEW_ZONES_COALESCE_SECONDS`` while only zones without
+        changes (new or deleted) are."""
         now = time.monotonic()
         changed = sum(count for at, _, count in self._last_claims
                       if at > now - BUSY_COALESCE_SECONDS)
