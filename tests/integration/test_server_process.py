@@ -6,12 +6,14 @@ comes back on the same config and state and serves again.
 
 from __future__ import annotations
 
+import sqlite3
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
-from support.databases import database_exists
+from support.databases import database_exists, empty_database_url
 from support.server import ServerProcess, builtin_pool
 
 pytestmark = pytest.mark.integration
@@ -72,3 +74,12 @@ def test_pools_file_and_throwaway_database(kind: str) -> None:
                 assert time.monotonic() < deadline, "zone did not become ACTIVE on the pools.yaml pool"
                 time.sleep(0.05)
     assert not database_exists(database)
+
+
+def test_a_throwaway_sqlite_database_leaves_no_folder() -> None:
+    """The SQLite file of a test's database goes with its folder when the test is done."""
+    with empty_database_url("sqlite", prefix="okd-leftover-") as url:
+        path = Path(url.removeprefix("sqlite:///"))
+        sqlite3.connect(path).close()
+        assert path.exists()
+    assert not path.parent.exists()

@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import os
 import secrets
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -100,9 +101,14 @@ def make_database(kind: str) -> TestDatabase:
 
 @contextlib.contextmanager
 def empty_database_url(kind: str, prefix: str = "okd-") -> Iterator[str]:
-    """The URL of a new empty database of ``kind`` (sqlite, postgresql, mysql), dropped after."""
+    """The URL of a new empty database of ``kind`` (sqlite, postgresql, mysql), dropped after
+    (SQLite's: its folder removed; a suite left ~460 of them in /tmp, 200 MB, per run)."""
     if kind == "sqlite":
-        yield f"sqlite:///{tempfile.mkdtemp(prefix=prefix)}/designate.sqlite"
+        folder = tempfile.mkdtemp(prefix=prefix)
+        try:
+            yield f"sqlite:///{folder}/designate.sqlite"
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         return
     db = make_database(kind)
     try:
