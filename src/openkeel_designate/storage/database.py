@@ -142,7 +142,8 @@ class Database:
         self._write_turn = WriteTurn(f"{path}.write-turn") if on_file else None
         self._point_reader = PointReader(sync_url(url)) if on_file else None
         # ... and its log checkpointed off the loop's thread (wal.py says why).
-        self._checkpoints = Checkpoints(self.engine) if on_file else None
+        self._checkpoints = Checkpoints(self.engine, lambda: self._sqlite_write_turn(ahead=True)
+                                        ) if on_file else None
         # Plain transactions whose work ran again in a session (``transaction``): a hot path
         # that reached for the ORM pays for two attempts.
         self.plain_declined = 0
@@ -247,26 +248,34 @@ class Database:
                     session.info[RUNNER] = self._statements
                 yield session
             return
+        async with self._sqlite_write_turn(ahead):
+            if plain and self._write_turn is not None:
+                assert isinstance(self._statements, SqliteStatements)
+                async with plain_session.sqlite_transaction(self.kept,
+                                                            self._statements) as plain_one:
+                    yield plain_one
+                return
+            async with self.sessions() as session, session.begin():
+                # The driver would BEGIN (deferred) only at the first write, so what the
+                # work read before it could be changed by another process's commit in between
+                # (a lost update: API processes of [service:api] workers, the worker of
+                # another serve). IMMEDIATE takes SQLite's write lock before the first read.
+                session.info[RUNNER] = self._statements
+                connection, statements = await _connection(session)
+                await statements.begin_immediate(connection)
+                yield session
+
+    @asynccontextmanager
+    async def _sqlite_write_turn(self, ahead: bool = False) -> AsyncIterator[None]:
+        """SQLite's one writer: this process's turn (``LocalTurns``), then, on a file, the
+        turn among the processes that write it (``WriteTurn``)."""
+        assert self._write_lock is not None
         await self._write_lock.acquire(ahead)
         try:
             if self._write_turn is not None:
                 await self._write_turn.acquire()
             try:
-                if plain and self._write_turn is not None:
-                    assert isinstance(self._statements, SqliteStatements)
-                    async with plain_session.sqlite_transaction(self.kept,
-                                                                self._statements) as plain_one:
-                        yield plain_one
-                    return
-                async with self.sessions() as session, session.begin():
-                    # The driver would BEGIN (deferred) only at the first write, so what the
-                    # work read before it could be changed by another process's commit in between
-                    # (a lost update: API processes of [service:api] workers, the worker of
-                    # another serve). IMMEDIATE takes SQLite's write lock before the first read.
-                    session.info[RUNNER] = self._statements
-                    connection, statements = await _connection(session)
-                    await statements.begin_immediate(connection)
-                    yield session
+                yield
             finally:
                 if self._write_turn is not None:
                     self._write_turn.release()

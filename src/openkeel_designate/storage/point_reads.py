@@ -14,10 +14,10 @@ connection of their own:
 * ``busy_timeout = 0``: it never waits for a lock on the event loop. WAL readers do not wait for
   writers; if SQLite still says busy (a checkpoint resetting the WAL, recovery after a crash),
   ``Declined`` is raised and the caller reads the usual way;
-* a step budget: a statement step that runs more than ``STEP_BUDGET`` of SQLite's virtual
-  machine instructions (1-3 ms here: a count over a project of a few thousand zones fits, one
-  over 100,000 does not) is interrupted, and ``Declined`` sends it the usual way too. What a
-  tenant's data can make large never holds the loop longer than that.
+* a step budget: a statement that runs more than ``STEP_BUDGET`` of SQLite's virtual machine
+  instructions (1-3 ms here: a count over a project of a few thousand zones fits, one over
+  100,000 does not) is interrupted, and ``Declined`` sends it the usual way too. What a
+  tenant's data can make large never holds the loop longer than that (``StepBudget``).
 
 Each statement is compiled once (``prebuilt.py``) and run on the sqlite3 connection itself:
 SQLAlchemy's execution of a statement compiled long before still cost more than SQLite's run
@@ -38,6 +38,8 @@ from openkeel_designate.storage.prebuilt import Statements, Unsupported
 
 Query = tuple[Executable, dict[str, Any]]
 STEP_BUDGET = 50_000
+# How often SQLite calls the budget's handler, in instructions.
+STEP_CHECK = STEP_BUDGET // 8
 
 
 class Declined(Exception):
@@ -54,6 +56,8 @@ class PointReader:
             sync_url, poolclass=StaticPool, isolation_level="AUTOCOMMIT",
             connect_args={"check_same_thread": False})
         event.listen(self._engine, "connect", _read_only_pragmas)
+        self._budget = StepBudget()
+        event.listen(self._engine, "connect", lambda raw, _record: self._budget.watch(raw))
         self._connection: Connection | None = None
         self._statements = Statements(self._engine.dialect, convert_results=True)
 
@@ -68,6 +72,7 @@ class PointReader:
             raise Declined(str(getattr(exc, "orig", exc))) from exc
 
     def _rows(self, connection: Connection, statement: Executable, params: dict[str, Any]) -> list[Any]:
+        self._budget.arm()
         try:
             compiled = self._statements.prepare(statement)
         except Unsupported:
@@ -91,9 +96,34 @@ def _read_only_pragmas(dbapi_connection: sqlite3.Connection, _record: object) ->
     cursor.execute("PRAGMA busy_timeout=0")
     cursor.execute("PRAGMA query_only=1")
     cursor.close()
-    dbapi_connection.set_progress_handler(over_budget, STEP_BUDGET)
 
 
-def over_budget() -> int:
-    """Called once a step has run ``STEP_BUDGET`` instructions: non-zero interrupts it."""
-    return 1
+class StepBudget:
+    """SQLite's progress handler that interrupts a statement past ``STEP_BUDGET`` instructions
+    of its own run: ``arm`` before each statement.
+
+    A handler installed with the budget itself as its period would not do: SQLite counts a
+    prepared statement's instructions over all its runs, and Python's sqlite3 keeps statements
+    prepared. A point read of 200 instructions was interrupted every 250th run, a recordset
+    POST's rules read (about 6,000 at 300 recordsets) every 8th; each went through the
+    connection's thread instead, and once interrupted, the statement was prepared anew at every
+    later run on that connection (Python's cache still held it as in use), which tripled that
+    read's cost (bench/README.md, "Statements interrupted by their own history"). So the
+    handler runs every ``STEP_CHECK`` instructions and counts its calls since ``arm``: the
+    statement is interrupted after between ``STEP_BUDGET`` and ``STEP_BUDGET + STEP_CHECK``
+    of its own."""
+
+    def __init__(self) -> None:
+        self._calls = 0
+
+    def watch(self, raw: sqlite3.Connection) -> None:
+        """Install on a connection (for as long as it lives)."""
+        raw.set_progress_handler(self, STEP_CHECK)
+
+    def arm(self) -> None:
+        """A statement starts: its budget is whole."""
+        self._calls = 0
+
+    def __call__(self) -> int:
+        self._calls += 1
+        return int(self._calls > STEP_BUDGET // STEP_CHECK)

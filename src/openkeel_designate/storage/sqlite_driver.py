@@ -43,7 +43,7 @@ from typing import Any
 
 import aiosqlite
 
-from openkeel_designate.storage.point_reads import STEP_BUDGET, over_budget
+from openkeel_designate.storage.point_reads import StepBudget
 
 _Description = tuple[tuple[Any, ...], ...] | None
 
@@ -181,7 +181,8 @@ class OneTripConnection(aiosqlite.Connection):
             return _run(self, sql, parameters, many)
         if many or not sql.startswith("SELECT"):
             return None
-        raw.set_progress_handler(over_budget, STEP_BUDGET)
+        budget = StepBudget()
+        budget.watch(raw)
         try:
             return _run(self, sql, parameters, many)
         except sqlite3.OperationalError as exc:

@@ -9,12 +9,24 @@ after every ``EVERY`` write transactions of the process, on one pooled connectio
 statement crosses to its own thread. PASSIVE neither waits for nor blocks readers and
 writers; what it cannot copy yet (a reader still needs it) is copied by a later one. When
 the last connection to the file closes, SQLite checkpoints the rest itself.
+
+A checkpoint alone does not keep the log small. SQLite writes the log from its start again
+only when a writer begins with every frame of it copied; under a steady stream of writes a
+few land while the checkpoint runs (it takes milliseconds), so that moment never came and
+the log grew by every write: 500 MB after 20 s of recordset POSTs, and each page read went
+through a larger log index (the POST's rules read took 160-200 µs against 50 µs with a short
+log; bench/README.md, "The write-ahead log that never restarted"). So after the checkpoint
+copied the bulk, a second one copies what came meanwhile while holding the writers' turn
+(``turn``): no frame can land in between, and the next writer starts the log over. That
+second one holds the writers for the copy of a few transactions' pages, not of the bulk.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -23,14 +35,18 @@ LOG = logging.getLogger(__name__)
 # Write transactions between two checkpoints: a recordset change writes a few pages in each of
 # its four, so the log stays in the low thousands of pages between checkpoints.
 EVERY = 100
+PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)"
 
 
 class Checkpoints:
     """Counts a process's write transactions on one SQLite file; every ``EVERY`` of them, one
-    PASSIVE checkpoint in a task of its own (never two at once)."""
+    PASSIVE checkpoint in a task of its own (never two at once), finished in ``turn``, the
+    writers' turn on the file, so that the next writer restarts the log."""
 
-    def __init__(self, engine: AsyncEngine, every: int = EVERY):
+    def __init__(self, engine: AsyncEngine, turn: Callable[[], AbstractAsyncContextManager[None]],
+                 every: int = EVERY):
         self._engine = engine
+        self._turn = turn
         self._every = every
         self._since = 0
         self._running: asyncio.Task | None = None
@@ -47,7 +63,9 @@ class Checkpoints:
     async def _checkpoint(self) -> None:
         try:
             async with self._engine.connect() as connection:
-                await connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+                await connection.exec_driver_sql(PASSIVE)
+                async with self._turn():
+                    await connection.exec_driver_sql(PASSIVE)
             self.done += 1
         except Exception as exc:  # noqa: BLE001 - a later one tries again; the data is safe
             LOG.warning("WAL checkpoint failed: %s", exc)

@@ -66,6 +66,26 @@ async def test_a_long_statement_is_interrupted_and_read_through_the_driver(
         await db.dispose()
 
 
+async def test_a_short_statement_run_again_and_again_is_never_interrupted(
+        path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The budget is each run's: SQLite counts a prepared statement's instructions over all its
+    runs, and a budget read off that count interrupted a short read every few hundred runs."""
+    caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
+    conn = sqlite3.connect(path)
+    conn.executemany("INSERT INTO items (value) VALUES (?)", [("x",)] * 300)
+    conn.commit()
+    conn.close()
+    db = Database(f"sqlite:///{path}")
+    try:
+        short = text("SELECT count(*) FROM items WHERE value = 'x'")  # ~2,500 instructions
+        for _ in range(100):  # 250,000 instructions in all: five budgets
+            [[(count,)]] = await db.point_reads([(short, {})])
+            assert count == 300
+        assert "interrupted" not in caplog.text
+    finally:
+        await db.dispose()
+
+
 async def test_point_reads_refuse_to_write(path: Path) -> None:
     """The reader's connection is query-only: a write sent there fails there and goes the
     usual way (which here, on a read session, does not commit it)."""
