@@ -64,8 +64,9 @@ class Checkpoints:
         try:
             async with self._engine.connect() as connection:
                 await connection.exec_driver_sql(PASSIVE)
-                async with self._turn():
-                    await connection.exec_driver_sql(PASSIVE)
+            # A connection is taken inside the turn, as every writer takes its own.
+            async with self._turn(), self._engine.connect() as connection:
+                await connection.exec_driver_sql(PASSIVE)
             self.done += 1
         except Exception as exc:  # noqa: BLE001 - a later one tries again; the data is safe
             LOG.warning("WAL checkpoint failed: %s", exc)
