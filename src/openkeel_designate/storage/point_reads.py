@@ -106,12 +106,11 @@ class StepBudget:
     prepared statement's instructions over all its runs, and Python's sqlite3 keeps statements
     prepared. A point read of 200 instructions was interrupted every 250th run, a recordset
     POST's rules read (about 6,000 at 300 recordsets) every 8th; each went through the
-    connection's thread instead, and once interrupted, the statement was prepared anew at every
-    later run on that connection (Python's cache still held it as in use), which tripled that
-    read's cost (bench/README.md, "Statements interrupted by their own history"). So the
-    handler runs every ``STEP_CHECK`` instructions and counts its calls since ``arm``: the
-    statement is interrupted after between ``STEP_BUDGET`` and ``STEP_BUDGET + STEP_CHECK``
-    of its own."""
+    connection's thread instead, and after a few interrupts every later run of that read on
+    that connection cost three times as much (bench/README.md, "Statements interrupted by
+    their own history"). So the handler runs every ``STEP_CHECK`` instructions and counts its
+    calls since ``arm``: the statement is interrupted after between ``STEP_BUDGET`` and
+    ``STEP_BUDGET + STEP_CHECK`` of its own."""
 
     def __init__(self) -> None:
         self._calls = 0
