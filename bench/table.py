@@ -15,7 +15,10 @@ scripts in the same run, so every ratio compares minutes of the same host. Steps
 * ``axfr``: ``axfr.py`` (mdns against PowerDNS serving the same zones);
 * ``import``: ``import_big.py --rows pdns`` (a 100,000-record import on a PowerDNS pool);
 * ``burst``: ``burst.py``, 1,000 zones by 20 clients, on SQLite and on PostgreSQL with two API
-  processes.
+  processes;
+* ``interleaved``: ``interleaved_writes.py`` on SQLite and on PostgreSQL: sequential POSTs by
+  the Python client, ours and the reference's in alternating one-second slices of the same
+  minutes (needs the reference: left out with ``--no-ref``).
 
 Figures are printed, never asserted. ``--render DIR`` prints the table again from a run's files.
 
@@ -45,8 +48,9 @@ sys.path.insert(0, str(BENCH))
 from api_throughput import ratio_rows  # noqa: E402
 
 PYTHON = sys.executable
-STEPS = ("api", "propagation", "pdns", "axfr", "import", "burst")
-# (file stem, script and its arguments); "{ref}" stands for the reference's options
+STEPS = ("api", "propagation", "pdns", "axfr", "import", "burst", "interleaved")
+# (file stem, script and its arguments); "{ref}" stands for the reference's options, "{ref-dir}"
+# for its directory alone (a script that always measures it: left out without the reference)
 RUNS: dict[str, list[tuple[str, list[str]]]] = {
     "api": [("api-sqlite", ["api_throughput.py", "{ref}"]),
             ("api-postgresql", ["api_throughput.py", "{ref}", "--database", "postgresql"]),
@@ -60,27 +64,37 @@ RUNS: dict[str, list[tuple[str, list[str]]]] = {
     "burst": [("burst-sqlite", ["burst.py", "--zones", "1000", "--clients", "20"]),
               ("burst-postgresql-w2", ["burst.py", "--zones", "1000", "--clients", "20",
                                        "--database", "postgresql", "--api-workers", "2"])],
+    "interleaved": [("interleaved-sqlite", ["interleaved_writes.py", "{ref-dir}", "--rounds", "8"]),
+                    ("interleaved-postgresql", ["interleaved_writes.py", "{ref-dir}", "--rounds", "8",
+                                                "--database", "postgresql"])],
 }
 API_RUNS = ("api-sqlite", "api-postgresql", "api-postgresql-w2")
 
 
-def run_steps(steps: list[str], out_dir: Path, ref: list[str]) -> None:
-    """Each script in turn; what it printed goes to ``<stem>.log``, when and how loaded to
-    ``runs.json``. A step that fails leaves its row out of the table, not the others."""
-    runs: list[dict[str, Any]] = []
+def run_steps(steps: list[str], out_dir: Path, ref: list[str], ref_dir: list[str],
+              commit: str) -> None:
+    """Each script in turn; what it printed goes to ``<stem>.log``, when, how loaded and at
+    which commit to ``runs.json`` (added to the list of an earlier invocation into the same
+    directory). A step that fails leaves its row out of the table, not the others."""
+    listed = out_dir / "runs.json"
+    runs: list[dict[str, Any]] = json.loads(listed.read_text()) if listed.exists() else []
     for step in steps:
         for stem, command in RUNS[step]:
-            args = [part for item in command for part in (ref if item == "{ref}" else [item])]
+            if "{ref-dir}" in command and not ref_dir:
+                continue
+            expand = {"{ref}": ref, "{ref-dir}": ref_dir}
+            args = [part for item in command for part in expand.get(item, [item])]
             argv = [PYTHON, str(BENCH / args[0]), *args[1:], "--out", str(out_dir / f"{stem}.json")]
             entry = {"stem": stem, "command": " ".join(["bench/" + args[0], *args[1:]]),
-                     "started": time.strftime("%H:%M"), "load_before": os.getloadavg()[0]}
+                     "started": time.strftime("%H:%M"), "load_before": os.getloadavg()[0],
+                     "commit": commit}
             print(f"{entry['started']} {entry['command']}", flush=True)
             with open(out_dir / f"{stem}.log", "w", encoding="utf-8") as log:
                 entry["exit"] = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
                                                cwd=REPO, check=False).returncode
             entry.update(finished=time.strftime("%H:%M"), load_after=os.getloadavg()[0])
             runs.append(entry)
-            (out_dir / "runs.json").write_text(json.dumps(runs, indent=1))
+            listed.write_text(json.dumps(runs, indent=1))
 
 
 def _load(out_dir: Path, stem: str) -> dict[str, Any] | None:
@@ -238,6 +252,23 @@ def burst_rows(out_dir: Path) -> list[list[str]]:
     return rows
 
 
+def interleaved_rows(out_dir: Path) -> list[list[str]]:
+    rows = []
+    for stem, where in (("interleaved-sqlite", "SQLite"), ("interleaved-postgresql", "PostgreSQL")):
+        result = _load(out_dir, stem)
+        if result is None:
+            continue
+        ratios = [row["ratio"] for row in result["rounds"] if row.get("ratio")]
+        rows.append([f"sequential recordset POSTs per s (httpx), {where}, ours and Designate's in "
+                     f"alternating 1 s slices, median of {len(result['rounds'])} rounds (range of "
+                     "the rounds' ratios)", _num(result.get("ours_median_per_s")),
+                     _num(result.get("ref_median_per_s")),
+                     f"{_times(result.get('median_ratio'))} ({_num(min(ratios, default=None))}-"
+                     f"{_num(max(ratios, default=None))}×)", "`interleaved_writes.py "
+                     f"--rounds 8{' --database postgresql' if where == 'PostgreSQL' else ''}`"])
+    return rows
+
+
 def render(out_dir: Path) -> str:
     runs = json.loads((out_dir / "runs.json").read_text()) if (out_dir / "runs.json").exists() else []
     machine = json.loads((out_dir / "machine.json").read_text()) \
@@ -248,12 +279,15 @@ def render(out_dir: Path) -> str:
              "before → after it:", ""]
     for run in runs:
         failed = "" if run["exit"] == 0 else f", **exit {run['exit']}**"
+        other = run.get("commit", machine.get("commit"))
+        at = "" if other == machine.get("commit") else f", commit {other}"
         lines.append(f"* {run['started']}-{run['finished']} `{run['command']}` "
-                     f"(load {run['load_before']:.1f} → {run['load_after']:.1f}{failed})")
+                     f"(load {run['load_before']:.1f} → {run['load_after']:.1f}{at}{failed})")
     lines += ["", "| figure | ours | real Designate 23.0.0 | ours better by | command |",
               "|---|---|---|---|---|"]
     for row in (api_rows(out_dir) + propagation_rows(out_dir) + pdns_rows(out_dir)
-                + axfr_rows(out_dir) + import_rows(out_dir) + burst_rows(out_dir)):
+                + axfr_rows(out_dir) + import_rows(out_dir) + burst_rows(out_dir)
+                + interleaved_rows(out_dir)):
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -277,11 +311,12 @@ def main() -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True, check=False).stdout.strip()
-    (out_dir / "machine.json").write_text(json.dumps({
-        "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
-        "python": platform.python_version()}))
-    ref = [] if args.no_ref else ["--ref", "--ref-dir", str(args.ref_dir)]
-    run_steps(steps, out_dir, ref)
+    if not (out_dir / "machine.json").exists():  # (an earlier invocation's is kept)
+        (out_dir / "machine.json").write_text(json.dumps({
+            "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
+            "python": platform.python_version()}))
+    ref_dir = [] if args.no_ref else ["--ref-dir", str(args.ref_dir)]
+    run_steps(steps, out_dir, ["--ref", *ref_dir] if ref_dir else [], ref_dir, commit)
     print(render(out_dir))
     print(f"\nresults: {out_dir}")
     return 0
