@@ -13,9 +13,8 @@ the last connection to the file closes, SQLite checkpoints the rest itself.
 A checkpoint alone does not keep the log small. SQLite writes the log from its start again
 only when a writer begins with every frame of it copied; under a steady stream of writes a
 few land while the checkpoint runs (it takes milliseconds), so that moment never came and
-the log grew by every write: 500 MB after 20 s of recordset POSTs, and each page read went
-through a larger log index (the POST's rules read took 160-200 µs against 50 µs with a short
-log; bench/README.md, "The write-ahead log that never restarted"). So after the checkpoint
+the log grew by every write for as long as the stream lasted: 500 MB after 20 s of recordset
+POSTs (bench/README.md, "The write-ahead log that never restarted"). So after the checkpoint
 copied the bulk, a second one copies what came meanwhile while holding the writers' turn
 (``turn``): no frame can land in between, and the next writer starts the log over. That
 second one holds the writers for the copy of a few transactions' pages, not of the bulk.
