@@ -25,14 +25,13 @@ from sqlalchemy.ext.asyncio import (AsyncConnection, AsyncEngine, AsyncSession, 
                                     create_async_engine)
 
 from openkeel_designate.domain import errors
-from openkeel_designate.storage import plain_session, sqlite_driver
+from openkeel_designate.storage import plain_session, sqlite_driver, wal
 from openkeel_designate.storage.asyncpg_statements import AsyncpgStatements, ConnectionLost
 from openkeel_designate.storage.connections import KeptConnections, ping_when_idle
 from openkeel_designate.storage.plain_session import CONNECTION, RUNNER, PlainSession
 from openkeel_designate.storage.point_reads import Declined, PointReader, Query
 from openkeel_designate.storage.prebuilt import Unsupported
 from openkeel_designate.storage.sqlite_statements import SqliteStatements
-from openkeel_designate.storage.wal import Checkpoints
 from openkeel_designate.storage.write_turn import LocalTurns, WriteTurn
 
 LOG = logging.getLogger(__name__)
@@ -142,8 +141,8 @@ class Database:
         self._write_turn = WriteTurn(f"{path}.write-turn") if on_file else None
         self._point_reader = PointReader(sync_url(url)) if on_file else None
         # ... and its log checkpointed off the loop's thread (wal.py says why).
-        self._checkpoints = Checkpoints(self.engine, lambda: self._sqlite_write_turn(ahead=True)
-                                        ) if on_file else None
+        self._checkpoints = wal.Checkpoints(
+            self.engine, lambda: self._sqlite_write_turn(ahead=True)) if on_file else None
         # Plain transactions whose work ran again in a session (``transaction``): a hot path
         # that reached for the ORM pays for two attempts.
         self.plain_declined = 0
@@ -491,5 +490,6 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # noqa: ANN001 - DB-API
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA wal_autocheckpoint=0")  # wal.Checkpoints runs them instead
+    cursor.execute(f"PRAGMA journal_size_limit={wal.KEPT_BYTES}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

@@ -35,6 +35,11 @@ LOG = logging.getLogger(__name__)
 # its four, so the log stays in the low thousands of pages between checkpoints.
 EVERY = 100
 PASSIVE = "PRAGMA wal_checkpoint(PASSIVE)"
+# What SQLite leaves of the log's file when it starts the log over (``journal_size_limit``):
+# it reuses the file rather than shrinking it, so one large transaction (an import of 100,000
+# records) would otherwise leave a file of hundreds of MB until the service stops. A round of
+# ``EVERY`` recordset changes takes about 8 MB.
+KEPT_BYTES = 32 * 1024 * 1024
 
 
 class Checkpoints:

@@ -233,6 +233,39 @@ async def test_the_log_starts_over_under_a_steady_stream_of_writes(db, tmp_path)
     assert log.stat().st_size < 8 * one_round  # every write kept: about 21 rounds
 
 
+async def test_the_log_file_shrinks_when_the_log_starts_over_after_a_large_write(
+        tmp_path, monkeypatch):
+    """SQLite reuses the log's file rather than shrinking it: without ``journal_size_limit``
+    one large transaction (an import) left a file of its size for as long as the service ran."""
+    monkeypatch.setattr(wal, "KEPT_BYTES", 256 * 1024)
+    database = Database(f"sqlite:///{tmp_path / 'big.sqlite'}")
+    log = tmp_path / "big.sqlite-wal"
+    try:
+        async with database.engine.begin() as conn:
+            await conn.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)"))
+
+        async def large(session):
+            await (await session.connection()).execute(
+                text("INSERT INTO t (body) VALUES (:b)"), [{"b": bytes(4096)} for _ in range(1000)])
+
+        async def small(session):
+            await (await session.connection()).execute(
+                bounded(text("INSERT INTO t (body) VALUES (:b)")), {"b": b"x"})
+
+        await database.transaction(large)
+        assert log.stat().st_size > 4 * 1024 * 1024
+        for _ in range(wal.EVERY):  # a checkpoint, in the writers' turn at its end
+            await database.transaction(small)
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if database._checkpoints.done:
+                break
+        await database.transaction(small)  # starts the log over, and shrinks its file
+        assert log.stat().st_size <= 256 * 1024
+    finally:
+        await database.dispose()
+
+
 async def test_a_quiet_stream_reuses_the_connection_it_just_returned(db):
     """After a burst opened several connections, one request at a time gets the connection the
     last one returned (its page cache is current), not the next in a round robin whose cache
