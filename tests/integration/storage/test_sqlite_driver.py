@@ -40,6 +40,13 @@ def crossings(monkeypatch) -> list[str]:
     return seen
 
 
+async def _fill(db, count: int) -> None:
+    """``count`` rows named n0, n1, ... in ``t``."""
+    async with db.engine.begin() as conn:
+        await conn.execute(text("INSERT INTO t (name) VALUES (:n)"),
+                           [{"n": f"n{i}"} for i in range(count)])
+
+
 async def test_the_engine_uses_our_connection(db):
     async with db.engine.connect() as conn:
         raw = await conn.get_raw_connection()
@@ -106,9 +113,7 @@ async def test_a_write_transaction_crosses_only_for_unvouched_writes_and_the_com
 
 
 async def test_a_long_read_goes_to_the_thread_and_the_transaction_survives(db, crossings):
-    async with db.engine.begin() as conn:
-        await conn.execute(text("INSERT INTO t (name) VALUES (:n)"),
-                           [{"n": f"n{i}"} for i in range(20000)])
+    await _fill(db, 20000)
     crossings.clear()
 
     async def work(session):
@@ -128,9 +133,7 @@ async def test_a_long_read_goes_to_the_thread_and_the_transaction_survives(db, c
 async def test_a_short_read_run_again_and_again_in_write_transactions_stays_here(db, crossings):
     """Each run of a read has the whole step budget: one prepared statement run 100 times
     (about 250,000 instructions in all, five budgets) never crosses to the thread."""
-    async with db.engine.begin() as conn:
-        await conn.execute(text("INSERT INTO t (name) VALUES (:n)"),
-                           [{"n": f"n{i}"} for i in range(300)])
+    await _fill(db, 300)
     crossings.clear()
 
     async def work(session):

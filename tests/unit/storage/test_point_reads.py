@@ -34,6 +34,14 @@ def path(tmp_path: Path) -> Path:
     return made
 
 
+def _add_items(path: Path, count: int) -> None:
+    """``count`` rows of value 'x' added to ``items``."""
+    conn = sqlite3.connect(path)
+    conn.executemany("INSERT INTO items (value) VALUES (?)", [("x",)] * count)
+    conn.commit()
+    conn.close()
+
+
 async def test_point_reads_see_the_last_commit(path: Path) -> None:
     db = Database(f"sqlite:///{path}")
     try:
@@ -50,10 +58,7 @@ async def test_a_long_statement_is_interrupted_and_read_through_the_driver(
         path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A count over 200,000 rows outruns the step budget on the loop; the answer is the same."""
     caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
-    conn = sqlite3.connect(path)
-    conn.executemany("INSERT INTO items (value) VALUES (?)", [("x",)] * 200_000)
-    conn.commit()
-    conn.close()
+    _add_items(path, 200_000)
     db = Database(f"sqlite:///{path}")
     try:
         [[(small,)]] = await db.point_reads([(text("SELECT count(*) FROM items WHERE id < 100"), {})])
@@ -71,10 +76,7 @@ async def test_a_short_statement_run_again_and_again_is_never_interrupted(
     """The budget is each run's: SQLite counts a prepared statement's instructions over all its
     runs, and a budget read off that count interrupted a short read every few hundred runs."""
     caplog.set_level(logging.DEBUG, logger="openkeel_designate.storage.database")
-    conn = sqlite3.connect(path)
-    conn.executemany("INSERT INTO items (value) VALUES (?)", [("x",)] * 300)
-    conn.commit()
-    conn.close()
+    _add_items(path, 300)
     db = Database(f"sqlite:///{path}")
     try:
         short = text("SELECT count(*) FROM items WHERE value = 'x'")  # ~2,500 instructions
