@@ -4,8 +4,8 @@ how often Keystone is asked, service token renewal, maintenance mode with token 
 from __future__ import annotations
 
 import asyncio
-import tempfile
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,9 +27,9 @@ UNAUTHORIZED = {"error": {"code": 401, "title": "Unauthorized",
 pytestmark = pytest.mark.integration
 
 
-def _conf(keystone: KeystoneProcess, **overrides: Any):
+def _conf(keystone: KeystoneProcess, state_path: Path, **overrides: Any):
     conf = config.load([])
-    conf.set_override("state_path", tempfile.mkdtemp(prefix="okd-ks-"))
+    conf.set_override("state_path", str(state_path))
     conf.set_override("auth_strategy", "keystone", group="service:api")
     for name, value in keystone.authtoken_options(**overrides).items():
         if name == "memcached_servers":
@@ -39,8 +39,8 @@ def _conf(keystone: KeystoneProcess, **overrides: Any):
 
 
 @pytest.fixture
-async def services(keystone) -> AsyncIterator[Services]:
-    conf = _conf(keystone)
+async def services(keystone, tmp_path) -> AsyncIterator[Services]:
+    conf = _conf(keystone, tmp_path)
     url = f"sqlite:///{conf.state_path}/designate.sqlite"
     migrate.upgrade(url)
     db = Database(url)
