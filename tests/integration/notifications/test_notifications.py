@@ -38,7 +38,14 @@ async def notifying_api(topic: str, **defaults):
     conf.set_override("quota_zones", 100)
     for name, value in defaults.items():
         conf.set_override(name, value)
-    url = f"sqlite:///{tempfile.mkdtemp(prefix='okd-notify-')}/designate.sqlite"
+    with tempfile.TemporaryDirectory(prefix="okd-notify-") as folder:
+        async with _serving(conf, f"sqlite:///{folder}/designate.sqlite", topic) as served:
+            yield served
+
+
+@contextlib.asynccontextmanager
+async def _serving(conf, url: str, topic: str):
+    """``notifying_api`` on the database at ``url``, which the caller removes after."""
     migrate.upgrade(url)
     db = Database(url)
     oslo_messaging.get_notification_transport(conf)  # registers its options on conf
