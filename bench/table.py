@@ -71,8 +71,7 @@ RUNS: dict[str, list[tuple[str, list[str]]]] = {
 API_RUNS = ("api-sqlite", "api-postgresql", "api-postgresql-w2")
 
 
-def run_steps(steps: list[str], out_dir: Path, ref: list[str], ref_dir: list[str],
-              commit: str) -> None:
+def run_steps(steps: list[str], out_dir: Path, ref_dir: list[str], commit: str) -> None:
     """Each script in turn; what it printed goes to ``<stem>.log``, when, how loaded and at
     which commit to ``runs.json`` (added to the list of an earlier invocation into the same
     directory). A step that fails leaves its row out of the table, not the others."""
@@ -82,7 +81,7 @@ def run_steps(steps: list[str], out_dir: Path, ref: list[str], ref_dir: list[str
         for stem, command in RUNS[step]:
             if "{ref-dir}" in command and not ref_dir:
                 continue
-            expand = {"{ref}": ref, "{ref-dir}": ref_dir}
+            expand = {"{ref}": ["--ref", *ref_dir] if ref_dir else [], "{ref-dir}": ref_dir}
             args = [part for item in command for part in expand.get(item, [item])]
             argv = [PYTHON, str(BENCH / args[0]), *args[1:], "--out", str(out_dir / f"{stem}.json")]
             entry = {"stem": stem, "command": " ".join(["bench/" + args[0], *args[1:]]),
@@ -316,7 +315,7 @@ def main() -> int:
             "commit": commit, "date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(),
             "python": platform.python_version()}))
     ref_dir = [] if args.no_ref else ["--ref-dir", str(args.ref_dir)]
-    run_steps(steps, out_dir, ["--ref", *ref_dir] if ref_dir else [], ref_dir, commit)
+    run_steps(steps, out_dir, ref_dir, commit)
     print(render(out_dir))
     print(f"\nresults: {out_dir}")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import tempfile
 
 import httpx
 import oslo_messaging
@@ -18,6 +17,7 @@ from openkeel_designate.storage import migrate
 from openkeel_designate.storage.database import Database
 from openkeel_designate.worker import tasks
 from support.broker import TRANSPORT_URL, drain, queue_exists
+from support.databases import empty_database_url
 
 pytestmark = pytest.mark.integration
 P1 = {"X-Auth-Project-ID": "p1"}
@@ -38,8 +38,8 @@ async def notifying_api(topic: str, **defaults):
     conf.set_override("quota_zones", 100)
     for name, value in defaults.items():
         conf.set_override(name, value)
-    with tempfile.TemporaryDirectory(prefix="okd-notify-") as folder:
-        async with _serving(conf, f"sqlite:///{folder}/designate.sqlite", topic) as served:
+    with empty_database_url("sqlite", prefix="okd-notify-") as url:
+        async with _serving(conf, url, topic) as served:
             yield served
 
 
