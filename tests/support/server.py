@@ -321,7 +321,11 @@ class ServerProcess:
     def __enter__(self) -> "ServerProcess":
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        """Stop; when the block failed, first print the log's tail to stderr, which pytest
+        shows with the failure (the log goes with the state directory)."""
+        if exc_type is not None:
+            print(f"--- last lines of {self.log_path}:\n{self.log_tail(80)}", file=sys.stderr)
         self.stop()
 
     def log_tail(self, lines: int = 40) -> str:
