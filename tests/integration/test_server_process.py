@@ -7,13 +7,16 @@ comes back on the same config and state and serves again.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import httpx
 import pytest
 
 from support.databases import database_exists, empty_database_url
+from support import server as server_module
 from support.server import ServerProcess, builtin_pool
 
 pytestmark = pytest.mark.integration
@@ -43,6 +46,38 @@ def test_start_kill_restart() -> None:
         assert resp.status_code == 200
         assert "versions" in resp.json()
     assert not server.is_running()
+
+
+class _Foreign(BaseHTTPRequestHandler):
+    """Another test's server: answers any GET."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_port_another_server_took_first_is_not_taken_for_this_ones(monkeypatch) -> None:
+    """Each pytest worker picks free ports on its own, so two can pick the same one. The server
+    that loses the bind must be started again on new ports, not taken as ready because the
+    winner answers on the port (a test then talked to the other test's server)."""
+    foreign = HTTPServer(("127.0.0.1", 0), _Foreign)
+    taken = foreign.server_address[1]
+    threading.Thread(target=foreign.serve_forever, daemon=True).start()
+    picks = [taken]
+    free_port = server_module.free_port
+    monkeypatch.setattr(server_module, "free_port",
+                        lambda dns=False: picks.pop() if picks and not dns else free_port(dns))
+    try:
+        with ServerProcess() as server:
+            assert server.api_port != taken
+            assert "versions" in _versions(server).json()
+    finally:
+        foreign.shutdown()
+        foreign.server_close()
 
 
 def test_startup_heap_is_frozen() -> None:

@@ -171,6 +171,7 @@ class ServerProcess:
         self._own_database = False
         self._proc: subprocess.Popen[bytes] | None = None
         self._log_file: Any = None
+        self._log_start = 0  # where this launch's lines begin in the log
 
     # ----------------------------------------------------------------- properties
     @property
@@ -405,6 +406,7 @@ class ServerProcess:
         if self.roles:
             cmd += ["--roles", self.roles]
         self._log_file = open(self.log_path, "ab")
+        self._log_start = self._log_file.tell()
         self._log_file.write(f"\n$ {' '.join(cmd)}\n".encode())
         self._log_file.flush()
         self._proc = subprocess.Popen(cmd, stdout=self._log_file, stderr=subprocess.STDOUT,
@@ -412,9 +414,8 @@ class ServerProcess:
                                       start_new_session=True)
 
     def _wait_ready(self) -> None:
-        """Bounded wait for ``GET /`` to answer (any HTTP status) and, if asked, the DNS ports.
-
-        A process without the API role is ready once it logs that it serves its roles."""
+        """Bounded wait until the process serves (``_serves``) and, if asked, its DNS ports
+        accept connections."""
         deadline = time.monotonic() + self.start_timeout
         while not self._serves():
             self._check_alive()
@@ -431,11 +432,22 @@ class ServerProcess:
                     time.sleep(0.05)
 
     def _serves(self) -> bool:
+        """This launch logged that it serves its roles, and its API (if it has one) answers.
+
+        The log line comes once every listener of the process is bound. Without it, an answer
+        on the API port may be another test's server that took the same port first (ports are
+        picked free in each pytest worker on its own): this one then exits on the bind error
+        and is started again on new ports, instead of a test talking to the other server (a
+        zone POST answered 409 Duplicate Zone, the other test having made that zone)."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(self._log_start)
+                if b"serving roles" not in log.read():
+                    return False
+        except OSError:
+            return False
         if self.roles and "api" not in self.roles.split(","):
-            try:
-                return "serving roles" in self.log_path.read_text(errors="replace")
-            except OSError:
-                return False
+            return True
         return _http_answers(self.api_url + "/")
 
     def _check_alive(self) -> None:
