@@ -5,9 +5,10 @@ One process runs the API on one core at most (one event loop, one GIL). With ``w
 keeps every other role — worker, mdns, producer, nameserver, sink — in the parent.
 
 * **One port**: each child opens its own listening socket with ``SO_REUSEPORT``, so the kernel
-  spreads new connections over the children. A socket bound once and inherited would make them
-  race for ``accept`` and, since an event loop accepts every pending connection in one go, hand
-  a burst of keep-alive connections to whichever child woke first.
+  spreads new connections over the children (a port another process listens on is refused
+  first: ``refuse_taken``). A socket bound once and inherited would make them race for
+  ``accept`` and, since an event loop accepts every pending connection in one go, hand a burst
+  of keep-alive connections to whichever child woke first.
 * **Wake-ups**: central, in a child, tells the worker a zone became pending through
   ``wake_worker``; the worker is in the parent. Each child holds the write end of one pipe, the
   parent reads it: one byte per wake-up, coalesced when the pipe is full (a wake-up is a hint,
@@ -68,6 +69,25 @@ def reuseport_socket(host: str, port: int) -> socket.socket:
         raise
     sock.setblocking(False)
     return sock
+
+
+def refuse_taken(host: str, port: int) -> None:
+    """SystemExit when another process listens on the port.
+
+    The children's ``SO_REUSEPORT`` sockets would join a group of this user's already there: a
+    second ``serve`` with ``workers`` above 1 on the same port shared its connections with the
+    first instead of failing to start, as one API process does. A socket without the option
+    cannot bind a port anyone listens on, so it tells before the children start."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        if family == socket.AF_INET6:
+            probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from exc
 
 
 @dataclass

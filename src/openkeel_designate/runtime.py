@@ -115,6 +115,9 @@ class Runtime:
 
     async def start(self) -> None:
         self._check_roles()
+        if self.api_processes is not None:  # refused before any listener opens, as above
+            for address in self.conf["service:api"].listen:
+                api_workers.refuse_taken(*parse_hostport(address, 9001))
         if self.api_child is None:
             await self._prepare_database()
             self._start_metrics()

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from support.server import ServerProcess, builtin_pool, wait_status
+from support.server import ServerError, ServerProcess, builtin_pool, wait_status
 
 pytestmark = pytest.mark.integration
 
@@ -82,11 +82,7 @@ def test_two_api_processes_serve_write_and_stop(database: str) -> None:
     with server:
         parent = server.pid
         assert parent is not None
-        # GET / answers once the first child listens; the parent logs when all of them do.
-        deadline = time.monotonic() + 60
-        while "serving roles" not in server.log_path.read_text(errors="replace"):
-            assert time.monotonic() < deadline, server.log_tail()
-            time.sleep(0.05)
+        # Started: the parent logged that it serves, which it does once every child listens.
         children = api_children(parent)
         assert len(children) == 2
 
@@ -149,3 +145,16 @@ def test_two_api_processes_serve_write_and_stop(database: str) -> None:
         leftovers = [pid for pid in children if Path(f"/proc/{pid}").exists()]
         assert leftovers == [], f"API processes left running: {leftovers}"
         assert not metrics_dir.exists(), "the children's metrics directory was left behind"
+
+
+def test_api_processes_refuse_a_port_another_server_listens_on() -> None:
+    """With ``SO_REUSEPORT`` a second ``serve`` with API processes on the port of a running one
+    joined it and took part of its connections; it must refuse to start, as one process does."""
+    with ServerProcess(options={"service:api": {"workers": 2}}) as first:
+        taken = f"127.0.0.1:{first.api_port}"
+        second = ServerProcess(options={"service:api": {"listen": taken, "workers": 2}},
+                               start_timeout=30)
+        with pytest.raises(ServerError, match=f"cannot listen on {taken}"):
+            second.start()
+        assert not second.is_running()
+        assert httpx.get(first.api_url + "/", timeout=10).status_code == 200
