@@ -115,9 +115,6 @@ class Runtime:
 
     async def start(self) -> None:
         self._check_roles()
-        if self.api_processes is not None:  # refused before any listener opens, as above
-            for address in self.conf["service:api"].listen:
-                api_workers.refuse_taken(*parse_hostport(address, 9001))
         if self.api_child is None:
             await self._prepare_database()
             self._start_metrics()
@@ -384,6 +381,8 @@ async def serve(conf: cfg.ConfigOpts, roles: list[str] | None = None, *,
         runtime = Runtime(conf, ["api"], api_child=api_workers.open_child_channel(
             api_child_pipe, api_child_metrics))
     elif "api" in roles and workers > 1:
+        for address in conf["service:api"].listen:  # before any process, listener or folder
+            api_workers.refuse_taken(*parse_hostport(address, 9001))
         argv = api_workers.child_argv(config_files or [], debug)
         processes = api_workers.ApiProcesses(workers, argv, on_wake=lambda: runtime.wake_here())
         runtime = Runtime(conf, [r for r in roles if r != "api"], api_processes=processes)
