@@ -42,12 +42,12 @@ class Target:
     dns_port: int
     dns_label: str
     pgids: Callable[[], list[int]]
-    # How often a change's status is polled until ACTIVE. The poll interval is the figure's
-    # resolution. Ours on its built-in nameserver is ACTIVE 10-20 ms after the POST, so it is
-    # polled every 2 ms (every 10 ms, zones ACTIVE 9.4 ms after their creation by the server's
-    # clock, p50, were seen ACTIVE 23.3 ms after the POST: bench/README.md, "Issue 13, session
-    # of 2026-12-07 (17:24-)"); ours with a PowerDNS, BIND 9
-    # or Knot target (25-500 ms) every 10 ms; the reference (seconds) every 100 ms.
+    # How often a change's status is polled until ACTIVE: the figure's resolution. Ours on its
+    # built-in nameserver is ACTIVE 10-20 ms after the POST, so it is polled every 2 ms (polled
+    # every 10 ms, zones ACTIVE 9.4 ms after their creation by the server's clock, p50, were
+    # seen ACTIVE 23.3 ms after the POST: bench/README.md, "Issue 13, session of 2026-12-07
+    # (17:24-)"); ours with a PowerDNS, BIND 9 or Knot target (25-500 ms) every 10 ms; the
+    # reference (seconds) every 100 ms.
     api_poll_s: float
     dns_poll_s: float
     pause_s: tuple[float, float]
