@@ -68,18 +68,20 @@ class Bind9Server:
 
     def start(self) -> "Bind9Server":
         self.dir.mkdir(parents=True, exist_ok=True)
+        try:
+            daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _launch(self) -> None:
         self.dns_port, self.rndc_port = free_port(dns=True), free_port()
         self._write_files()
         self._log = open(self.log_path, "ab")
         self._proc = subprocess.Popen([NAMED_BIN, "-f", "-n", "1", "-c", str(self.conf_path)],
                                       stdout=self._log, stderr=subprocess.STDOUT,
                                       stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
-        return self
 
     def _write_files(self) -> None:
         key = f'key "{KEY_NAME}" {{ algorithm hmac-sha256; secret "{self.secret}"; }};\n'
@@ -116,17 +118,21 @@ logging {{
 
     def _wait_ready(self) -> None:
         daemon.wait_ready("named", self._proc,
-                          lambda: (daemon.udp_dns_answers(self.dns_port)
+                          lambda: (daemon.owns_udp_port(self._proc.pid, self.dns_port)
+                                   and daemon.udp_dns_answers(self.dns_port)
                                    and self.rndc("status").returncode == 0),
                           self.start_timeout, self.log_tail)
 
-    def stop(self) -> None:
-        """Terminate (then kill) named; remove its directory if it was made here."""
+    def _halt(self) -> None:
         daemon.terminate(self._proc, timeout=15)
         self._proc = None
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def stop(self) -> None:
+        """Terminate (then kill) named; remove its directory if it was made here."""
+        self._halt()
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
 

@@ -74,6 +74,14 @@ class KnotServer:
         # knotd keeps its journal there; without the directory it takes every IXFR, fails to
         # store the change ("failed to store changes (not exists)") and asks for an AXFR.
         (self.dir / "db").mkdir(exist_ok=True)
+        try:
+            daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _launch(self) -> None:
         self.dns_port = free_port(dns=True)
         self.conf_path.write_text(self._config())
         self._log = open(self.log_path, "ab")
@@ -81,12 +89,6 @@ class KnotServer:
             [KNOTD_BIN, "-c", str(self.conf_path), "-s", str(self.socket)],
             stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True)
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
-        return self
 
     def _config(self) -> str:
         return f"""server:
@@ -105,17 +107,21 @@ template:
     def _wait_ready(self) -> None:
         daemon.wait_ready("knotd", self._proc,
                           lambda: (self.socket.exists()
+                                   and daemon.owns_udp_port(self._proc.pid, self.dns_port)
                                    and daemon.udp_dns_answers(self.dns_port)
                                    and self.knotc("status").returncode == 0),
                           self.start_timeout, self.log_tail)
 
-    def stop(self) -> None:
-        """Terminate (then kill) knotd; remove its directory if it was made here."""
+    def _halt(self) -> None:
         daemon.terminate(self._proc, timeout=15)
         self._proc = None
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def stop(self) -> None:
+        """Terminate (then kill) knotd; remove its directory if it was made here."""
+        self._halt()
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
         if self._socket_dir is not None:

@@ -76,18 +76,21 @@ class PdnsServer:
         if not database.exists():
             with sqlite3.connect(database) as conn:
                 conn.executescript(_schema_path().read_text())
+        try:
+            daemon.start_on_free_ports(lambda: self._launch(database), self._wait_ready,
+                                       self._halt)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _launch(self, database: Path) -> None:
         self.dns_port, self.api_port = free_port(dns=True), free_port()
         (self.dir / "pdns.conf").write_text(self._config(database))
         self._log = open(self.log_path, "ab")
         self._proc = subprocess.Popen([PDNS_BIN, f"--config-dir={self.dir}"], stdout=self._log,
                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       start_new_session=True)
-        try:
-            self._wait_ready()
-        except BaseException:
-            self.stop()
-            raise
-        return self
 
     def _config(self, database: Path) -> str:
         return "\n".join([
@@ -122,6 +125,7 @@ class PdnsServer:
     def _wait_ready(self) -> None:
         daemon.wait_ready("pdns_server", self._proc,
                           lambda: (self._api_answers()
+                                   and daemon.owns_udp_port(self._proc.pid, self.dns_port)
                                    and daemon.udp_dns_answers(self.dns_port)),
                           self.start_timeout, self.log_tail)
 
@@ -134,13 +138,16 @@ class PdnsServer:
         except (OSError, urllib.error.HTTPError):
             return False
 
-    def stop(self) -> None:
-        """Terminate (then kill) the server; remove its directory if it was made here."""
+    def _halt(self) -> None:
         daemon.terminate(self._proc, timeout=10)
         self._proc = None
         if self._log is not None:
             self._log.close()
             self._log = None
+
+    def stop(self) -> None:
+        """Terminate (then kill) the server; remove its directory if it was made here."""
+        self._halt()
         if self._own_dir:
             shutil.rmtree(self.dir, ignore_errors=True)
 

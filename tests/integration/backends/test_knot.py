@@ -4,7 +4,11 @@ propagation."""
 from __future__ import annotations
 
 import asyncio
+import socket
 
+import dns.message
+import dns.query
+import dns.rcode
 import pytest
 
 from openkeel_designate.backends import backend_for
@@ -14,6 +18,7 @@ from openkeel_designate.backends.base import (
     TransientBackendError,
     ZoneRef,
 )
+from support import knot as knot_support
 from support.knot import KnotServer
 from support.server import ServerProcess
 
@@ -139,3 +144,25 @@ def test_zone_propagates_to_knot(knot_server, make_pool_yaml, propagate) -> None
              if "[propagated.example.]" in line]
     assert any("IXFR, incoming" in line and "finished" in line for line in lines), lines
     assert not any("fallback to AXFR" in line or "failed to store" in line for line in lines), lines
+
+
+def test_a_port_another_process_shares_is_left_for_new_ones(monkeypatch) -> None:
+    """knotd binds with SO_REUSEPORT, so on a port another pytest worker's knotd (or anything of
+    the same user) also has, both bound and each got part of the queries. The harness must
+    see the other socket and start knotd again on a new port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as other:
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        other.bind(("127.0.0.1", 0))
+        taken = other.getsockname()[1]
+        picks = [taken]
+        free_port = knot_support.free_port
+        monkeypatch.setattr(knot_support, "free_port",
+                            lambda dns=False: picks.pop() if picks else free_port(dns))
+        knot = KnotServer().start()
+        try:
+            assert knot.dns_port != taken
+            answer = dns.query.udp(dns.message.make_query(".", "SOA"), "127.0.0.1",
+                                   port=knot.dns_port, timeout=2)
+            assert answer.rcode() == dns.rcode.REFUSED  # knotd, which serves no zone yet
+        finally:
+            knot.stop()
