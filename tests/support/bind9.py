@@ -68,11 +68,7 @@ class Bind9Server:
 
     def start(self) -> "Bind9Server":
         self.dir.mkdir(parents=True, exist_ok=True)
-        try:
-            daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt)
-        except BaseException:
-            self.stop()
-            raise
+        daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt, self.stop)
         return self
 
     def _launch(self) -> None:

@@ -70,18 +70,24 @@ def _socket_inodes(group: int) -> set[str]:
 
 
 def start_on_free_ports(launch: Callable[[], None], wait: Callable[[], None],
-                        halt: Callable[[], None], attempts: int = 3) -> None:
+                        halt: Callable[[], None], stop: Callable[[], None],
+                        attempts: int = 3) -> None:
     """``launch`` (which picks free ports), then ``wait``; when the ports turn out to be shared
-    with another process (PortTaken), ``halt`` and launch again on new ones."""
-    for attempt in range(attempts):
-        launch()
-        try:
-            wait()
-            return
-        except PortTaken:
-            halt()
-            if attempt + 1 == attempts:
-                raise
+    with another process (PortTaken), ``halt`` and launch again on new ones. Any failure left
+    ``stop``s the daemon (and its directory) before it is raised."""
+    try:
+        for attempt in range(attempts):
+            launch()
+            try:
+                wait()
+                return
+            except PortTaken:
+                halt()
+                if attempt + 1 == attempts:
+                    raise
+    except BaseException:
+        stop()
+        raise
 
 
 def wait_ready(name: str, proc: subprocess.Popen | None, ready: Callable[[], bool],

@@ -74,11 +74,7 @@ class KnotServer:
         # knotd keeps its journal there; without the directory it takes every IXFR, fails to
         # store the change ("failed to store changes (not exists)") and asks for an AXFR.
         (self.dir / "db").mkdir(exist_ok=True)
-        try:
-            daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt)
-        except BaseException:
-            self.stop()
-            raise
+        daemon.start_on_free_ports(self._launch, self._wait_ready, self._halt, self.stop)
         return self
 
     def _launch(self) -> None:

@@ -76,12 +76,8 @@ class PdnsServer:
         if not database.exists():
             with sqlite3.connect(database) as conn:
                 conn.executescript(_schema_path().read_text())
-        try:
-            daemon.start_on_free_ports(lambda: self._launch(database), self._wait_ready,
-                                       self._halt)
-        except BaseException:
-            self.stop()
-            raise
+        daemon.start_on_free_ports(lambda: self._launch(database), self._wait_ready,
+                                   self._halt, self.stop)
         return self
 
     def _launch(self, database: Path) -> None:
