@@ -55,18 +55,7 @@ PARENT_POLL_SECONDS = 1.0
 
 def reuseport_socket(host: str, port: int) -> socket.socket:
     """A bound (not yet listening: uvicorn listens) TCP socket others of this uid may share."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        if family == socket.AF_INET6:
-            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        sock.bind(address)
-    except OSError:
-        sock.close()
-        raise
+    sock = _bound(host, port, share=True)
     sock.setblocking(False)
     return sock
 
@@ -78,16 +67,29 @@ def refuse_taken(host: str, port: int) -> None:
     second ``serve`` with ``workers`` above 1 on the same port shared its connections with the
     first instead of failing to start, as one API process does. A socket without the option
     cannot bind a port anyone listens on, so it tells before the children start."""
+    try:
+        _bound(host, port, share=False).close()
+    except OSError as exc:
+        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from exc
+
+
+def _bound(host: str, port: int, share: bool) -> socket.socket:
+    """A TCP socket bound to the address (``SO_REUSEADDR``: a connection in TIME_WAIT owns no
+    port), with ``SO_REUSEPORT`` when ``share``."""
     family, kind, proto, _, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-    with socket.socket(family, kind, proto) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if share:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         if family == socket.AF_INET6:
-            probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-        try:
-            probe.bind(address)
-        except OSError as exc:
-            raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from exc
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @dataclass
