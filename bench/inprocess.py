@@ -10,6 +10,8 @@ module: a script's own folder is first on ``sys.path``.
 from __future__ import annotations
 
 import asyncio
+import functools
+import sqlite3
 import sys
 import tempfile
 import time
@@ -18,8 +20,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine
+import asyncpg
+from sqlalchemy import Engine, event
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -85,16 +87,79 @@ class Clock:
 
 
 class StatementCount:
-    """Statements the engine ran through SQLAlchemy's execution, counted as they go. Point reads
-    that bypass it (asyncpg's own on PostgreSQL, the loop's thread on SQLite) are not counted:
-    a figure for comparing two trees' steps, not every round trip."""
+    """Statements the database received, counted by its driver, so that every path counts:
+    SQLAlchemy's execution, the statements the storage runs on the driver itself (asyncpg's
+    own on PostgreSQL, the one-trip driver on SQLite), BEGIN and COMMIT included.
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    On SQLite each new ``sqlite3`` connection gets a trace callback; on PostgreSQL asyncpg's
+    execution methods are wrapped. Both count only connections opened after ``install``, so a
+    benchmark installs it before it opens the database. On MySQL the count is SQLAlchemy's
+    ``before_cursor_execute`` (every statement runs through it there; BEGIN and COMMIT are
+    not counted). ``recent`` keeps the texts since the last ``take``."""
+
+    _installed: StatementCount | None = None
+
+    def __init__(self) -> None:
         self.count = 0
-        event.listen(engine.sync_engine, "before_cursor_execute", self._one)
+        self.recent: list[str] = []
 
-    def _one(self, *_: object) -> None:
+    @classmethod
+    def install(cls, url: str) -> StatementCount:
+        """The process's counter, its hooks set for ``url``'s database (once per process)."""
+        if cls._installed is None:
+            cls._installed = cls()
+            if url.startswith("sqlite"):
+                cls._installed._trace_sqlite()
+            elif url.startswith("postgresql"):
+                cls._installed._wrap_asyncpg()
+            else:
+                event.listen(Engine, "before_cursor_execute",
+                             lambda _c, _cur, sql, *_: cls._installed._one(sql))
+        return cls._installed
+
+    def take(self) -> list[str]:
+        """The statements since the last call, oldest first, each on one line."""
+        taken, self.recent = self.recent, []
+        return [" ".join(str(sql).split()) for sql in taken]
+
+    def _one(self, sql: object) -> None:
+        """Counted as it goes; the text is only tidied in ``take`` (the hook's own CPU falls
+        in the measured steps of ``worker_inprocess.py``)."""
         self.count += 1
+        self.recent.append(sql)
+
+    def _trace_sqlite(self) -> None:
+        opened = sqlite3.connect
+
+        def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+            connection = opened(*args, **kwargs)
+            connection.set_trace_callback(self._one)
+            return connection
+
+        sqlite3.connect = connect  # the driver (storage/sqlite_driver.py) calls it by module
+
+    def _wrap_asyncpg(self) -> None:
+        counter = self
+
+        def counted(method: Callable[..., Any], sql_at: int | None,
+                    only_without_args: bool = False) -> Callable[..., Any]:
+            @functools.wraps(method)
+            def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if not (only_without_args and len(args) > 1):
+                    counter._one(args[sql_at] if sql_at is not None else self.get_query())
+                return method(self, *args, **kwargs)
+            return wrapper
+
+        connection, prepared = asyncpg.connection.Connection, asyncpg.prepared_stmt.PreparedStatement
+        # fetch/fetchrow/fetchval, execute with arguments and executemany end in _do_execute;
+        # execute without arguments (BEGIN, COMMIT) sends a simple query instead.
+        connection._do_execute = counted(connection._do_execute, 0)
+        connection.execute = counted(connection.execute, 0, only_without_args=True)
+        # SQLAlchemy's own execution: prepared statements, run or opened as a cursor.
+        name = "_PreparedStatement__bind_execute"
+        setattr(prepared, name, counted(getattr(prepared, name), None))
+        prepared.executemany = counted(prepared.executemany, None)
+        prepared.cursor = counted(prepared.cursor, None)
 
 
 def run_on(database: str, measure: Callable[[str, str], Awaitable[None]]) -> None:

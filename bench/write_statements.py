@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Statements per write (issue 13): SQL statements of one zone create, one recordset POST and
-the worker's claim + complete of the change, counted with SQLAlchemy's ``before_cursor_execute``.
+the worker's claim + complete of the change, as the database received them
+(``inprocess.StatementCount``: counted by the driver, BEGIN and COMMIT included; it counted
+SQLAlchemy's ``before_cursor_execute`` before, which showed 0 once the writes ran on the
+drivers themselves).
 
 In-process (ASGI, no HTTP server, no nameserver: the push itself is not run, only the database
 side of the worker), on a fresh SQLite file or ``--database postgresql|mysql``. Prints counts and
@@ -20,11 +23,11 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from sqlalchemy import event
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
+from inprocess import StatementCount  # noqa: E402
 from openkeel_designate import config  # noqa: E402
 from openkeel_designate.api.app import create_app  # noqa: E402
 from openkeel_designate.central import pools  # noqa: E402
@@ -36,24 +39,12 @@ from openkeel_designate.storage.database import Database  # noqa: E402
 HEADERS = {"X-Auth-Project-ID": "bench", "X-Roles": "member,reader"}
 
 
-class Counted:
-    def __init__(self, db: Database):
-        self.statements: list[str] = []
-        event.listen(db.engine.sync_engine, "before_cursor_execute", self._seen)
-
-    def _seen(self, conn, cursor, statement, params, context, executemany):  # noqa: ANN001
-        self.statements.append(" ".join(statement.split())[:160])
-
-    def take(self) -> list[str]:
-        out, self.statements = self.statements, []
-        return out
-
-
 def kinds(statements: list[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in Counter(s.split()[0] for s in statements).items())
 
 
 async def run(url: str, n: int, show: bool) -> None:
+    counted = StatementCount.install(url)  # before the database is opened
     migrate.upgrade(url)
     conf = config.load([])
     conf.set_override("state_path", tempfile.mkdtemp())
@@ -63,7 +54,6 @@ async def run(url: str, n: int, show: bool) -> None:
     db = Database(url)
     svc = Services(conf=conf, db=db, policy=Policy(conf))
     await pools.ensure_default_pool(svc)
-    counted = Counted(db)
     figures: dict[str, list] = {"zone create": [], "recordset POST": [], "claim (1 zone)": [],
                                 "complete": []}
     last: dict[str, list[str]] = {}
@@ -71,11 +61,11 @@ async def run(url: str, n: int, show: bool) -> None:
     async def worker_round() -> None:
         counted.take()
         claimed = await workqueue.claim(db, "bench", 30, 1)
-        figures["claim (1 zone)"].append(len(counted.statements))
+        figures["claim (1 zone)"].append(len(counted.recent))
         last["claim (1 zone)"] = counted.take()
         for c in claimed:
             await workqueue.complete(db, c, "bench", c.serial)
-        figures["complete"].append(len(counted.statements))
+        figures["complete"].append(len(counted.recent))
         last["complete"] = counted.take()
 
     transport = httpx.ASGITransport(app=create_app(svc))
@@ -89,7 +79,7 @@ async def run(url: str, n: int, show: bool) -> None:
                                 json={"name": f"z{i}.example.org.", "email": "a@example.org"})
             cpu["zone create"] += time.process_time() - t
             assert r.status_code == 202, r.text
-            figures["zone create"].append(len(counted.statements))
+            figures["zone create"].append(len(counted.recent))
             last["zone create"] = counted.take()
             zone_id = zone_id or r.json()["id"]
             await worker_round()
@@ -101,7 +91,7 @@ async def run(url: str, n: int, show: bool) -> None:
                                       "records": [f"192.0.2.{i % 250 + 1}"]})
             cpu["recordset POST"] += time.process_time() - t
             assert r.status_code == 202, r.text
-            figures["recordset POST"].append(len(counted.statements))
+            figures["recordset POST"].append(len(counted.recent))
             last["recordset POST"] = counted.take()
             await worker_round()
     for name, values in figures.items():
