@@ -101,7 +101,7 @@ class StatementCount:
 
     def __init__(self) -> None:
         self.count = 0
-        self.recent: list[str] = []
+        self.recent: list[object] = []
 
     @classmethod
     def install(cls, url: str) -> StatementCount:

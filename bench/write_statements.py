@@ -100,7 +100,7 @@ async def run(url: str, n: int, show: bool) -> None:
               f"({kinds(last[name])}){extra}")
         if show:
             for s in last[name]:
-                print("    " + s)
+                print("    " + s[:160])
     await db.dispose()
 
 
