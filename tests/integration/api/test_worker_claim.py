@@ -230,6 +230,49 @@ async def test_zones_claimed_together_are_each_prepared(client, services, monkey
     assert {z.id: z.serial for z in claimed} == {zone_id: after[zone_id][1] for zone_id in zone_ids}
 
 
+async def test_zones_with_changes_are_claimed_each_in_a_transaction_of_its_own(
+        client, services, monkeypatch):
+    """A claim holds each zone's row until its transaction commits, and a write into the zone
+    waits for it. On PostgreSQL and MariaDB, which lock rows, a zone with changes is claimed
+    in a transaction of its own: a tenant writing into one zone waits for that zone's claim,
+    not for every zone's (one transaction for ten zones made 220 of about 1,650 POSTs wait
+    22.9 ms on average). New zones are still claimed together. On SQLite, one writer at a
+    time, one transaction takes them all."""
+    new_1, new_2, changed_1 = await _three_pending_zones(client, services)
+    created = await client.post("/v2/zones", json={"name": "old-2.example.", "email": "a@b.c"},
+                                headers=OWNER)
+    changed_2 = created.json()["id"]
+    await serve_pending(services, "worker-1")
+    for zone_id, name in ((changed_1, "mail.old.example."), (changed_2, "www.old-2.example.")):
+        posted = await client.post(f"/v2/zones/{zone_id}/recordsets", headers=OWNER, json={
+            "name": name, "type": "A", "records": ["192.0.2.2"]})
+        assert posted.status_code == 202
+    new_3 = (await client.post("/v2/zones", json={"name": "new-3.example.", "email": "a@b.c"},
+                               headers=OWNER)).json()["id"]
+    transactions: list[list[str]] = []
+    run = services.db.transaction
+
+    async def noted(work, **kwargs):  # noqa: ANN001, ANN202
+        result = await run(work, **kwargs)
+        transactions.append(sorted(zone.id for zone in result[1]))
+        return result
+    monkeypatch.setattr(services.db, "transaction", noted)
+    claimed = await workqueue.claim(services.db, "worker-1", 30, 10)
+    assert sorted(z.id for z in claimed) == sorted([changed_1, changed_2, new_3])
+    assert sorted(zone for taken in transactions for zone in taken) == \
+        sorted([changed_1, changed_2, new_3])
+    if services.db.backend == "sqlite":
+        assert len(transactions) == 1
+    else:
+        assert all(len({changed_1, changed_2} & set(taken)) <= 1 for taken in transactions)
+        assert len(transactions) >= 2
+    state = await _claim_state(services, [changed_1, changed_2, new_3])
+    assert {zone_id: (owner, unstamped) for zone_id, (owner, _, _, unstamped) in state.items()} \
+        == dict.fromkeys([changed_1, changed_2, new_3], ("worker-1", 0))
+    assert {z.id: z.serial for z in claimed} == {z: state[z][1] for z in state}
+    assert {new_1, new_2}.isdisjoint(z.id for z in claimed)  # served before: nothing pending
+
+
 async def test_a_zone_taken_by_another_worker_meanwhile_is_left_to_it(client, services,
                                                                        monkeypatch):
     """Between the candidates' read and the claim's transaction another worker took one of
