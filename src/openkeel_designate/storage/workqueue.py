@@ -401,9 +401,9 @@ async def _claim_slice(session: AsyncSession, candidates: list[tuple[str, str | 
     next write into the zone waits for that. With ten clients each writing its own zone, one
     transaction for all ten held every zone for the whole claim: 220 of about 1,650 POSTs
     waited 22.9 ms on average (bench/README.md, "Issue 13, session of 2026-12-07 (20:05-)").
-    New zones are still claimed together: nothing is written into them yet. On SQLite, one
-    writer at a time, every write waits for the claim's transaction whatever it holds, so
-    fewer transactions are better."""
+    New zones are still claimed together (a burst of creates; a write into a new zone makes it
+    a zone with changes). On SQLite, one writer at a time, every write waits for the claim's
+    transaction whatever it holds, so fewer transactions are better."""
     started, tried = time.monotonic(), 0
     taken = []
     assert session.bind is not None
