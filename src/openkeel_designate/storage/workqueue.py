@@ -339,8 +339,9 @@ async def claim(db: Database, owner: str, lease_seconds: int, limit: int,
     of CPU renews late) but they are not claimable by the same worker: a second push of one
     zone beside the first would race it. Another worker may still take such a zone over.
 
-    The zones are claimed many to a transaction (``_claim_slice``): one write turn per zone
-    made a burst of creates wait behind the API's writes once per zone."""
+    New zones are claimed many to a transaction (``_claim_slice``): one write turn per zone
+    made a burst of creates wait behind the API's writes once per zone. On SQLite every zone
+    is; on PostgreSQL and MariaDB a zone with changes has a transaction of its own."""
     params: dict = {"now": utcnow(), "limit": limit, "last_record": PREPARE_RECORDS - 1}
     query = _CANDIDATES
     if busy:
